@@ -1,0 +1,47 @@
+// Backend.h — where tasks run. Backends sit behind this small interface and are registered by
+// name in one explicit list (make_backend), so the Slurm backend and the MPI worker slot in
+// without changing the scheduler.
+//
+// Contract every backend keeps (tests/jobs: one contract suite, instantiated per backend):
+//  - every submitted task comes back from collect() exactly once, as a TaskResult with its id;
+//  - a task's failure (exit code, signal, timeout, bad metrics) is a result, never an exception;
+//  - cancel_all() ends running tasks (status cancelled) and drops queued ones (also returned as
+//    cancelled by the next collect()).
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "flotilla/jobs/Task.h"
+
+namespace flotilla::jobs {
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string_view name() const = 0;
+  // Queues tasks; they start as slots free up, in submission order.
+  virtual void submit(std::vector<TaskSpec> tasks) = 0;
+  // Waits up to `wait` for tasks to finish and returns those that did (possibly none).
+  virtual std::vector<TaskResult> collect(std::chrono::milliseconds wait) = 0;
+  virtual std::size_t queued() const = 0;    // submitted, not started
+  virtual std::size_t running() const = 0;
+  virtual void cancel_all() = 0;
+};
+
+struct BackendOptions {
+  std::string name = "local";
+  unsigned slots = 0;                               // local: concurrent tasks; 0 = hardware threads
+  std::vector<std::filesystem::path> path_prepend;  // put before PATH for argv[0] lookup
+};
+
+// Throws std::invalid_argument naming the known backends for an unknown name.
+std::unique_ptr<Backend> make_backend(const BackendOptions& options);
+std::vector<std::string_view> backend_names();
+
+}  // namespace flotilla::jobs

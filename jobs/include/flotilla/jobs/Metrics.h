@@ -1,0 +1,51 @@
+// Metrics.h — the metrics protocol between a task's output and flotilla (docs/metrics.md).
+//
+// A task reports metrics on stdout or stderr, one of two line forms, anywhere in its output:
+//   flotilla-metric: gflops=12.5 time_s=0.0123
+//   {"metrics": {"gflops": 12.5, "time_s": 0.0123}}
+// Key-value form: the line starts with "flotilla-metric:", then whitespace-separated name=value
+// pairs. Names: [A-Za-z_][A-Za-z0-9_.]* . Values: decimal or scientific numbers.
+// JSON form: a line whose first non-blank character is '{', that parses as a JSON object and has a
+// "metrics" member that is an object of numbers. Other JSON lines are ordinary output.
+// A recognised metric line with a bad name, an unparsable value or a non-finite value (nan, inf)
+// is a protocol error: the trial fails with that reason. All functions here are pure.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "flotilla/jobs/Task.h"
+
+namespace flotilla::jobs {
+
+struct NotAMetricLine {};
+struct MetricLineError {
+  std::string message;  // e.g. "'gflops=abc': value is not a number"
+};
+using MetricLineParse = std::variant<NotAMetricLine, MetricList, MetricLineError>;
+
+// Parses one line (without its newline).
+MetricLineParse parse_metric_line(std::string_view line);
+
+// Collects metrics from a stream of output chunks split anywhere, line by line, without keeping
+// the whole output. Lines longer than 64 KiB are not metric lines.
+class MetricCollector {
+ public:
+  void feed(std::string_view chunk);
+  void finish();                                   // a last line without '\n' counts too
+  const MetricList& metrics() const { return m_metrics; }
+  // First protocol error, with its line number: "output line 3: 'gflops=abc': value is not a number"
+  const std::optional<std::string>& error() const { return m_error; }
+
+ private:
+  void take_line(std::string_view line);
+  std::string m_partial;
+  bool m_overlong = false;
+  std::size_t m_line_number = 0;
+  MetricList m_metrics;
+  std::optional<std::string> m_error;
+};
+
+}  // namespace flotilla::jobs

@@ -1,0 +1,49 @@
+// Task.h — what a backend runs (TaskSpec) and what comes back (TaskResult).
+//
+// A task is one process started from an argv (never through a shell). Its result says how it
+// ended and which metrics its output carried (protocol in Metrics.h). Expected failures — a
+// non-zero exit, a crash, a timeout, garbage output, a missing objective — are values in
+// TaskResult, never exceptions.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace flotilla::jobs {
+
+using MetricList = std::vector<std::pair<std::string, double>>;
+
+struct TaskSpec {
+  std::uint64_t id = 0;                 // the caller's key; echoed in TaskResult, opaque here
+  std::vector<std::string> argv;        // argv[0] is looked up on PATH
+  std::chrono::milliseconds timeout{0}; // 0: no limit; on expiry the whole process group is killed
+  std::vector<std::pair<std::string, std::string>> env;  // added to (or replacing in) the environment
+  std::filesystem::path workdir;        // empty: the caller's working directory
+  std::string objective;                // metric that must be present for status ok; empty: none
+};
+
+enum class TaskStatus { ok, failed, timeout, cancelled };
+std::string_view to_string(TaskStatus status);
+
+struct TaskResult {
+  std::uint64_t id = 0;
+  TaskStatus status = TaskStatus::failed;
+  double start = 0;                     // seconds since the epoch
+  double end = 0;
+  int exit_code = 0;                    // exit status, or 128+signal when killed by a signal
+  std::string reason;                   // empty when ok; e.g. "exit code 3", "killed by signal 11 (SIGSEGV)",
+                                        // "timed out after 2s", "objective 'gflops' missing from output"
+  std::string output_tail;              // last kOutputTailBytes of stdout+stderr, interleaved
+  MetricList metrics;                   // in the order they were printed; a later value of a name replaces it
+  std::optional<double> objective;      // the objective metric's value, when the spec named one
+};
+
+inline constexpr std::size_t kOutputTailBytes = 1024;
+
+}  // namespace flotilla::jobs

@@ -1,0 +1,126 @@
+// Store.h — the campaign's HDF5 file: one file per campaign, one writer, append-only.
+//
+// Invariants:
+//  - Every record is appended and flushed (H5Dflush) before the call returns, so a crash loses
+//    at most the record being written; the file is written in SWMR mode so readers (flotilla
+//    results, h5py) can open it while the campaign runs.
+//  - A trial is identified by (candidate, kind, index, attempt); appending one that already exists
+//    adds nothing and returns false (idempotent ingest, safe resume).
+//  - Candidate ids are dense: the n-th candidate appended has id n.
+//  - No HDF5 type or handle appears in this header.
+// Schema (docs/results-schema.md): root attributes flotilla_schema, flotilla_version; group
+// /campaign with its attributes; compound datasets /candidates, /trials, /metrics, /events.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace flotilla::results {
+
+inline constexpr int kSchemaVersion = 1;
+
+enum class TrialKind : std::int8_t { explore = 0, evaluate = 1 };
+enum class TrialStatus : std::int8_t { ok = 0, failed = 1, timeout = 2, cancelled = 3 };
+
+std::string_view to_string(TrialKind kind);
+std::string_view to_string(TrialStatus status);
+
+struct CampaignInfo {
+  std::string name;
+  std::string config_text;   // the whole campaign file as given, for reproduction
+  std::string fingerprint;   // canonical text of the settings that recorded results depend on
+  std::string objective;
+  std::string direction;     // "maximize" or "minimize"
+  std::uint64_t seed = 0;
+  std::string flotilla_version;
+  std::string host;
+  double created = 0;        // seconds since the epoch
+};
+
+struct CandidateRecord {
+  std::int64_t id = 0;
+  std::int32_t round = 0;
+  std::string config;        // canonical "name=value name=value" text, at most 1023 bytes
+  std::string origin;        // "baseline", "grid", "random", ...; at most 31 bytes
+};
+
+struct Metric {
+  std::string name;          // at most 63 bytes
+  double value = 0;
+};
+
+struct TrialRecord {
+  std::int64_t candidate = 0;
+  TrialKind kind = TrialKind::explore;
+  std::int32_t index = 0;    // repeat number (explore) or shard number (evaluate)
+  std::int32_t attempt = 0;
+  TrialStatus status = TrialStatus::ok;
+  double start = 0;          // seconds since the epoch
+  double end = 0;
+  std::int32_t exit_code = 0;
+  double objective = 0;      // NaN when the trial produced none
+  std::string reason;        // why it failed; empty when ok; truncated to 255 bytes
+  std::string output_tail;   // last bytes of stdout+stderr; truncated to the last 1023 bytes
+  std::vector<Metric> metrics;
+
+  bool same_key(const TrialRecord& other) const {
+    return candidate == other.candidate && kind == other.kind && index == other.index &&
+           attempt == other.attempt;
+  }
+};
+
+struct EventRecord {
+  double time = 0;
+  std::string kind;          // at most 31 bytes, e.g. "campaign_started", "rolled_back"
+  std::string detail;        // free text or JSON, truncated to 1023 bytes
+};
+
+// Bad files (missing, not HDF5, not a flotilla campaign, unsupported schema version, corrupt)
+// raise StoreError whose what() names the file and the problem, e.g.
+//   "results.h5: not a flotilla campaign file (no 'flotilla_schema' attribute on /)".
+class StoreError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class Store {
+ public:
+  // Creates a new file (refuses to overwrite an existing one) and opens it for SWMR writing.
+  static Store create(const std::filesystem::path& path, const CampaignInfo& info);
+  // Opens an existing campaign file for appending (SWMR write). Works on a file whose writer
+  // was killed (SIGKILL) without closing it.
+  static Store open_for_append(const std::filesystem::path& path);
+  // Opens read-only; works while another process writes the file in SWMR mode.
+  static Store open_read(const std::filesystem::path& path);
+
+  Store(Store&&) noexcept;
+  Store& operator=(Store&&) noexcept;
+  ~Store();
+
+  const std::filesystem::path& path() const;
+  const CampaignInfo& campaign() const;
+
+  std::vector<CandidateRecord> candidates() const;
+  std::vector<TrialRecord> trials() const;     // in append order, metrics filled in
+  std::vector<EventRecord> events() const;
+
+  // Appends candidate `record` whose id must equal the current candidate count.
+  void add_candidate(const CandidateRecord& record);
+  // Appends a trial and its metrics; returns false (and writes nothing) if a trial with the same
+  // key is already recorded.
+  bool add_trial(const TrialRecord& record);
+  void add_event(const EventRecord& record);
+
+ private:
+  struct Impl;
+  explicit Store(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> m_impl;
+};
+
+}  // namespace flotilla::results

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# install-deps.sh — every Debian 12 (bookworm) package flotilla builds, runs and tests with.
+# Idempotent; no recommends. Daemons are not started by the packages (no systemd here):
+# tests start their own Slurm cluster and stop it by PID.
+# The CUDA 13 toolkit with NCCL is not a Debian package; when /usr/local/cuda/bin/nvcc exists the
+# build picks it up (FLOTILLA_WITH_CUDA=AUTO), otherwise GPU code is left out with a notice.
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+sudo_if_needed apt-get update
+sudo_if_needed apt-get install -y --no-install-recommends -o DPkg::Lock::Timeout=300 \
+  g++ make cmake pkg-config \
+  libboost-program-options-dev \
+  libhdf5-dev hdf5-tools \
+  libopenmpi-dev openmpi-bin \
+  libtrilinos-kokkos-dev \
+  libslurm-dev slurmctld slurmd slurm-client munge \
+  libmuparser-dev nlohmann-json3-dev \
+  libgtest-dev libgmock-dev \
+  python3 python3-h5py
