@@ -6,6 +6,7 @@ find_package(Boost 1.74 REQUIRED COMPONENTS program_options CONFIG)   # Boost::p
 find_package(HDF5 1.10 REQUIRED COMPONENTS C)                        # HDF5::HDF5 (serial flavour)
 find_package(MPI 3.1 REQUIRED COMPONENTS C CXX)                      # MPI::MPI_CXX
 find_package(nlohmann_json 3.10 REQUIRED)                            # nlohmann_json::nlohmann_json
+find_package(fmt 9 REQUIRED)                                         # fmt::fmt (g++ 12 has no std::format)
 
 # Kokkos 3.4.1 from Trilinos 13.2 (Serial backend). Its imported target names the non-existent
 # include dir /usr/lib/include, which fails at generate time; point it at the real one.

@@ -1,0 +1,94 @@
+// Space.h — the parameter space of a campaign: typed parameters plus constraint expressions.
+//
+// A Configuration holds one double per parameter, in declaration order: the value itself for int
+// and real parameters, the choice index for enum and ordinal ones. Its canonical text
+// ("tile_x=32 precision=double") is the candidate's identity everywhere (HDF5, resume, dedup).
+// Invariants: a Space never yields a configuration that violates a constraint; constraint
+// expressions are compiled once (muparser) and evaluated against variables bound to the
+// parameter values, with each enum/ordinal choice name defined as a constant (its index) when
+// that name is unambiguous.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace flotilla::search {
+
+// Messages are the part after "file:line: [space] ", e.g.
+//   "param 'tile_x': '8..x' is not an integer range".
+class SpaceError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+enum class ParamKind { integer, real, enumeration, ordinal };
+
+struct Parameter {
+  std::string name;
+  ParamKind kind = ParamKind::integer;
+  std::vector<double> values;       // integer: allowed values in order given
+  std::vector<std::string> labels;  // enumeration/ordinal: choices in order given
+  double lo = 0, hi = 0;            // real: bounds
+  bool log_scale = false;           // real: sample and grid on a log scale
+  int grid_points = 5;              // real: points per axis for grid enumeration
+
+  // Number of grid values: the list size, or grid_points for real parameters.
+  std::size_t grid_size() const;
+  // The i-th grid value.
+  double grid_value(std::size_t i) const;
+  bool continuous() const { return kind == ParamKind::real; }
+  std::string format(double value) const;
+  // Parses a value written as in canonical text; nullopt if not allowed.
+  std::optional<double> parse(std::string_view text) const;
+};
+
+// Parses "name: kind: spec", e.g. "tile_x: int: 8,16,32", "n: int: 64..4096 pow2",
+// "k: int: 0..100 step 10", "lr: real: 1e-4..1e-1 log points 7", "prec: enum: double,float",
+// "size: ordinal: small,medium,large".
+Parameter parse_parameter(std::string_view spec);
+
+using Configuration = std::vector<double>;
+
+class Space {
+ public:
+  Space();
+  Space(Space&&) noexcept;
+  Space& operator=(Space&&) noexcept;
+  ~Space();
+
+  // Throws SpaceError for a duplicate name; parameters must all be added before constraints.
+  void add_parameter(Parameter parameter);
+  // Compiles the expression; throws SpaceError naming an unknown name or a syntax error.
+  void add_constraint(std::string expression);
+
+  const std::vector<Parameter>& parameters() const { return m_parameters; }
+  const std::vector<std::string>& constraints() const { return m_constraints; }
+
+  bool feasible(const Configuration& config) const;
+  // Product of grid sizes; saturates at UINT64_MAX.
+  std::uint64_t grid_size() const;
+  // Mixed-radix decoding of a grid index (last parameter varies fastest).
+  Configuration grid_point(std::uint64_t index) const;
+  // Calls visit(index) for every feasible grid point, in order.
+  void for_each_feasible(const std::function<void(std::uint64_t)>& visit) const;
+
+  std::string to_text(const Configuration& config) const;
+  // Parses "a=1 b=float" (every parameter once, any order). Throws SpaceError.
+  Configuration parse_configuration(std::string_view text) const;
+  // A stable text of the parameters and constraints, for detecting a changed space on resume.
+  std::string fingerprint() const;
+
+ private:
+  struct Constraints;
+  std::vector<Parameter> m_parameters;
+  std::vector<std::string> m_constraints;
+  std::unique_ptr<Constraints> m_compiled;
+};
+
+}  // namespace flotilla::search

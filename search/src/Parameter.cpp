@@ -1,0 +1,177 @@
+// Parameter.cpp — parsing and formatting of one space parameter ("name: kind: spec").
+// All functions are pure; errors are SpaceError with the parameter's name in them.
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fmt/format.h>
+#include <sstream>
+
+#include "flotilla/search/Space.h"
+#include "TextUtil.h"
+
+namespace flotilla::search {
+namespace {
+
+[[noreturn]] void fail(std::string_view name, const std::string& what) {
+  throw SpaceError(fmt::format("param '{}': {}", name, what));
+}
+
+std::vector<double> parse_int_list(std::string_view name, std::string_view spec) {
+  std::vector<double> values;
+  for (auto item : split(spec, ',')) {
+    auto v = to_int(trim(item));
+    if (!v) fail(name, fmt::format("'{}' is not an integer", trim(item)));
+    values.push_back(static_cast<double>(*v));
+  }
+  return values;
+}
+
+// "lo..hi", "lo..hi step s", "lo..hi pow2"
+std::vector<double> parse_int_range(std::string_view name, std::string_view spec) {
+  auto words = split_words(spec);
+  auto dots = words.empty() ? std::string_view::npos : words[0].find("..");
+  if (dots == std::string_view::npos) fail(name, fmt::format("'{}' is not an integer range", spec));
+  auto lo = to_int(words[0].substr(0, dots));
+  auto hi = to_int(words[0].substr(dots + 2));
+  if (!lo || !hi) fail(name, fmt::format("'{}' is not an integer range", words[0]));
+  if (*lo > *hi) fail(name, fmt::format("range '{}' is empty (lower bound above upper)", words[0]));
+  std::vector<double> values;
+  if (words.size() == 1 || (words.size() == 3 && words[1] == "step")) {
+    long long step = 1;
+    if (words.size() == 3) {
+      auto s = to_int(words[2]);
+      if (!s || *s <= 0) fail(name, fmt::format("step '{}' is not a positive integer", words[2]));
+      step = *s;
+    }
+    if ((*hi - *lo) / step > 10'000'000) fail(name, "range has more than 10^7 values");
+    for (long long v = *lo; v <= *hi; v += step) values.push_back(static_cast<double>(v));
+  } else if (words.size() == 2 && words[1] == "pow2") {
+    for (long long v = 1; v <= *hi && v > 0; v *= 2)
+      if (v >= *lo) values.push_back(static_cast<double>(v));
+    if (values.empty()) fail(name, fmt::format("no power of two lies in '{}'", words[0]));
+  } else {
+    fail(name, fmt::format("'{}' is not an integer range (expected lo..hi, lo..hi step S or lo..hi pow2)", spec));
+  }
+  return values;
+}
+
+Parameter parse_real(std::string name, std::string_view spec) {
+  Parameter p;
+  p.name = std::move(name);
+  p.kind = ParamKind::real;
+  auto words = split_words(spec);
+  auto dots = words.empty() ? std::string_view::npos : words[0].find("..");
+  if (dots == std::string_view::npos) fail(p.name, fmt::format("'{}' is not a real range", spec));
+  auto lo = to_double(words[0].substr(0, dots));
+  auto hi = to_double(words[0].substr(dots + 2));
+  if (!lo || !hi) fail(p.name, fmt::format("'{}' is not a real range", words[0]));
+  if (!(*lo < *hi)) fail(p.name, fmt::format("range '{}' is empty (lower bound not below upper)", words[0]));
+  p.lo = *lo;
+  p.hi = *hi;
+  for (std::size_t i = 1; i < words.size(); ++i) {
+    if (words[i] == "log") {
+      if (p.lo <= 0) fail(p.name, "a log range needs a positive lower bound");
+      p.log_scale = true;
+    } else if (words[i] == "linear") {
+      p.log_scale = false;
+    } else if (words[i] == "points" && i + 1 < words.size()) {
+      auto n = to_int(words[++i]);
+      if (!n || *n < 2 || *n > 1'000'000) fail(p.name, fmt::format("points '{}' must be an integer from 2 to 10^6", words[i]));
+      p.grid_points = static_cast<int>(*n);
+    } else {
+      fail(p.name, fmt::format("unexpected '{}' (expected log, linear or points N)", words[i]));
+    }
+  }
+  return p;
+}
+
+std::vector<std::string> parse_labels(std::string_view name, std::string_view spec) {
+  std::vector<std::string> labels;
+  for (auto item : split(spec, ',')) {
+    auto label = std::string(trim(item));
+    if (label.empty() || label.find_first_of(" \t=") != std::string::npos)
+      fail(name, fmt::format("choice '{}' must be non-empty without blanks or '='", label));
+    if (std::find(labels.begin(), labels.end(), label) != labels.end())
+      fail(name, fmt::format("choice '{}' appears twice", label));
+    labels.push_back(std::move(label));
+  }
+  return labels;
+}
+
+}  // namespace
+
+Parameter parse_parameter(std::string_view spec) {
+  auto first = spec.find(':');
+  auto second = first == std::string_view::npos ? first : spec.find(':', first + 1);
+  if (second == std::string_view::npos)
+    throw SpaceError(fmt::format("param '{}': expected 'name: kind: values'", trim(spec)));
+  auto name = std::string(trim(spec.substr(0, first)));
+  auto kind = trim(spec.substr(first + 1, second - first - 1));
+  auto rest = trim(spec.substr(second + 1));
+  if (!is_identifier(name)) throw SpaceError(fmt::format("param '{}': name must be an identifier", name));
+  if (rest.empty()) fail(name, "no values given");
+  if (kind == "int") {
+    Parameter p;
+    p.name = name;
+    p.values = rest.find("..") != std::string_view::npos ? parse_int_range(name, rest) : parse_int_list(name, rest);
+    return p;
+  }
+  if (kind == "real") return parse_real(name, rest);
+  if (kind == "enum" || kind == "ordinal") {
+    Parameter p;
+    p.name = name;
+    p.kind = kind == "enum" ? ParamKind::enumeration : ParamKind::ordinal;
+    p.labels = parse_labels(name, rest);
+    return p;
+  }
+  fail(name, fmt::format("unknown type '{}' (expected int, real, enum or ordinal)", kind));
+}
+
+std::size_t Parameter::grid_size() const {
+  switch (kind) {
+    case ParamKind::integer: return values.size();
+    case ParamKind::real: return static_cast<std::size_t>(grid_points);
+    default: return labels.size();
+  }
+}
+
+double Parameter::grid_value(std::size_t i) const {
+  switch (kind) {
+    case ParamKind::integer: return values[i];
+    case ParamKind::real: {
+      double t = static_cast<double>(i) / static_cast<double>(grid_points - 1);
+      return log_scale ? std::exp(std::log(lo) + t * (std::log(hi) - std::log(lo))) : lo + t * (hi - lo);
+    }
+    default: return static_cast<double>(i);
+  }
+}
+
+std::string Parameter::format(double value) const {
+  switch (kind) {
+    case ParamKind::integer: return std::to_string(static_cast<long long>(value));
+    case ParamKind::real: return format_double(value);
+    default: return labels.at(static_cast<std::size_t>(value));
+  }
+}
+
+std::optional<double> Parameter::parse(std::string_view text) const {
+  switch (kind) {
+    case ParamKind::integer: {
+      auto v = to_int(text);
+      if (!v || std::find(values.begin(), values.end(), static_cast<double>(*v)) == values.end()) return std::nullopt;
+      return static_cast<double>(*v);
+    }
+    case ParamKind::real: {
+      auto v = to_double(text);
+      if (!v || *v < lo || *v > hi) return std::nullopt;
+      return *v;
+    }
+    default: {
+      auto it = std::find(labels.begin(), labels.end(), text);
+      if (it == labels.end()) return std::nullopt;
+      return static_cast<double>(it - labels.begin());
+    }
+  }
+}
+
+}  // namespace flotilla::search
