@@ -37,6 +37,8 @@ struct CampaignInfo {
   std::string fingerprint;   // canonical text of the settings that recorded results depend on
   std::string objective;
   std::string direction;     // "maximize" or "minimize"
+  std::int32_t repeats = 1;  // explore repeats per candidate
+  std::int32_t shards = 0;   // evaluate shards per candidate; 0: no evaluate stage
   std::uint64_t seed = 0;
   std::string flotilla_version;
   std::string host;

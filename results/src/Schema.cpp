@@ -1,0 +1,232 @@
+// Schema.cpp — compound types for the campaign tables and record <-> row conversion.
+#include "Schema.h"
+
+#include <cstring>
+
+namespace flotilla::results {
+
+std::string_view to_string(TrialKind kind) {
+  switch (kind) {
+    case TrialKind::explore: return "explore";
+    case TrialKind::evaluate: return "evaluate";
+  }
+  return "unknown";   // a value read from a newer file
+}
+
+std::string_view to_string(TrialStatus status) {
+  switch (status) {
+    case TrialStatus::ok: return "ok";
+    case TrialStatus::failed: return "failed";
+    case TrialStatus::timeout: return "timeout";
+    case TrialStatus::cancelled: return "cancelled";
+  }
+  return "unknown";
+}
+
+}  // namespace flotilla::results
+
+namespace flotilla::results::schema {
+
+namespace {
+
+void add_field(hid_t compound, const char* name, std::size_t offset, hid_t type) {
+  FLOTILLA_H5(H5Tinsert(compound, name, offset, type));
+}
+
+void add_string(hid_t compound, const char* name, std::size_t offset, std::size_t size) {
+  h5::Handle type = h5::string_type(size);   // H5Tinsert copies it
+  add_field(compound, name, offset, type.id());
+}
+
+h5::Handle compound(std::size_t size) {
+  return h5::Handle(FLOTILLA_H5(H5Tcreate(H5T_COMPOUND, size)));
+}
+
+// Enums rather than bare int8 so that h5dump and h5py show the names next to the numbers.
+h5::Handle kind_type() {
+  h5::Handle type(FLOTILLA_H5(H5Tenum_create(H5T_NATIVE_INT8)));
+  for (TrialKind kind : {TrialKind::explore, TrialKind::evaluate}) {
+    const auto value = static_cast<std::int8_t>(kind);
+    FLOTILLA_H5(H5Tenum_insert(type.id(), std::string(to_string(kind)).c_str(), &value));
+  }
+  return type;
+}
+
+h5::Handle status_type() {
+  h5::Handle type(FLOTILLA_H5(H5Tenum_create(H5T_NATIVE_INT8)));
+  for (TrialStatus status : {TrialStatus::ok, TrialStatus::failed, TrialStatus::timeout,
+                             TrialStatus::cancelled}) {
+    const auto value = static_cast<std::int8_t>(status);
+    FLOTILLA_H5(H5Tenum_insert(type.id(), std::string(to_string(status)).c_str(), &value));
+  }
+  return type;
+}
+
+h5::Handle candidate_type() {
+  h5::Handle type = compound(sizeof(CandidateRow));
+  add_field(type.id(), "id", offsetof(CandidateRow, id), H5T_NATIVE_INT64);
+  add_field(type.id(), "round", offsetof(CandidateRow, round), H5T_NATIVE_INT32);
+  add_string(type.id(), "config", offsetof(CandidateRow, config), sizeof(CandidateRow::config));
+  add_string(type.id(), "origin", offsetof(CandidateRow, origin), sizeof(CandidateRow::origin));
+  return type;
+}
+
+// The key fields, at the offsets of whichever row struct (TrialRow, TrialKeyRow) holds them.
+template <class Row>
+void add_trial_key(hid_t type, const h5::Handle& kind) {
+  add_field(type, "candidate", offsetof(Row, candidate), H5T_NATIVE_INT64);
+  add_field(type, "kind", offsetof(Row, kind), kind.id());
+  add_field(type, "index", offsetof(Row, index), H5T_NATIVE_INT32);
+  add_field(type, "attempt", offsetof(Row, attempt), H5T_NATIVE_INT32);
+}
+
+h5::Handle trial_type() {
+  h5::Handle type = compound(sizeof(TrialRow));
+  add_trial_key<TrialRow>(type.id(), kind_type());
+  add_field(type.id(), "status", offsetof(TrialRow, status), status_type().id());
+  add_field(type.id(), "start", offsetof(TrialRow, start), H5T_NATIVE_DOUBLE);
+  add_field(type.id(), "end", offsetof(TrialRow, end), H5T_NATIVE_DOUBLE);
+  add_field(type.id(), "exit_code", offsetof(TrialRow, exit_code), H5T_NATIVE_INT32);
+  add_field(type.id(), "objective", offsetof(TrialRow, objective), H5T_NATIVE_DOUBLE);
+  add_string(type.id(), "reason", offsetof(TrialRow, reason), sizeof(TrialRow::reason));
+  add_string(type.id(), "output_tail", offsetof(TrialRow, output_tail),
+             sizeof(TrialRow::output_tail));
+  return type;
+}
+
+h5::Handle trial_key_type() {
+  h5::Handle type = compound(sizeof(TrialKeyRow));
+  add_trial_key<TrialKeyRow>(type.id(), kind_type());
+  return type;
+}
+
+h5::Handle metric_type() {
+  h5::Handle type = compound(sizeof(MetricRow));
+  add_field(type.id(), "trial", offsetof(MetricRow, trial), H5T_NATIVE_INT64);
+  add_string(type.id(), "name", offsetof(MetricRow, name), sizeof(MetricRow::name));
+  add_field(type.id(), "value", offsetof(MetricRow, value), H5T_NATIVE_DOUBLE);
+  return type;
+}
+
+h5::Handle metric_trial_type() {
+  h5::Handle type = compound(sizeof(MetricTrialRow));
+  add_field(type.id(), "trial", offsetof(MetricTrialRow, trial), H5T_NATIVE_INT64);
+  return type;
+}
+
+h5::Handle event_type() {
+  h5::Handle type = compound(sizeof(EventRow));
+  add_field(type.id(), "time", offsetof(EventRow, time), H5T_NATIVE_DOUBLE);
+  add_string(type.id(), "kind", offsetof(EventRow, kind), sizeof(EventRow::kind));
+  add_string(type.id(), "detail", offsetof(EventRow, detail), sizeof(EventRow::detail));
+  return type;
+}
+
+bool is_continuation(char byte) { return (static_cast<unsigned char>(byte) & 0xC0) == 0x80; }
+
+template <std::size_t N>
+void copy_head(char (&field)[N], std::string_view text) {
+  const std::string_view kept = utf8_head(text, N - 1);   // N - 1: room for the NUL
+  std::memcpy(field, kept.data(), kept.size());
+  field[kept.size()] = '\0';
+}
+
+template <std::size_t N>
+std::string from_field(const char (&field)[N]) {
+  return std::string(field, strnlen(field, N));
+}
+
+}  // namespace
+
+MemoryTypes make_memory_types() {
+  return {candidate_type(), trial_type(), trial_key_type(), metric_type(),
+          metric_trial_type(), event_type()};
+}
+
+h5::Handle make_file_type(hid_t memory_type) {
+  h5::Handle type(FLOTILLA_H5(H5Tcopy(memory_type)));
+  FLOTILLA_H5(H5Tpack(type.id()));
+  return type;
+}
+
+std::string_view utf8_head(std::string_view text, std::size_t max_bytes) {
+  if (text.size() <= max_bytes) return text;
+  std::size_t end = max_bytes;   // text[end] is the first byte dropped
+  while (end > 0 && is_continuation(text[end])) --end;
+  return text.substr(0, end);
+}
+
+std::string_view utf8_tail(std::string_view text, std::size_t max_bytes) {
+  if (text.size() <= max_bytes) return text;
+  std::size_t begin = text.size() - max_bytes;   // text[begin] is the first byte kept
+  while (begin < text.size() && is_continuation(text[begin])) ++begin;
+  return text.substr(begin);
+}
+
+CandidateRow to_row(const CandidateRecord& record) {
+  CandidateRow row{};   // zero-filled: unused string bytes compress and compare cleanly
+  row.id = record.id;
+  row.round = record.round;
+  copy_head(row.config, record.config);
+  copy_head(row.origin, record.origin);
+  return row;
+}
+
+CandidateRecord from_row(const CandidateRow& row) {
+  return {row.id, row.round, from_field(row.config), from_field(row.origin)};
+}
+
+TrialRow to_row(const TrialRecord& record) {
+  TrialRow row{};
+  row.candidate = record.candidate;
+  row.kind = static_cast<std::int8_t>(record.kind);
+  row.index = record.index;
+  row.attempt = record.attempt;
+  row.status = static_cast<std::int8_t>(record.status);
+  row.start = record.start;
+  row.end = record.end;
+  row.exit_code = record.exit_code;
+  row.objective = record.objective;
+  copy_head(row.reason, record.reason);
+  const std::string_view tail = utf8_tail(record.output_tail, sizeof(row.output_tail) - 1);
+  std::memcpy(row.output_tail, tail.data(), tail.size());
+  return row;
+}
+
+TrialRecord from_row(const TrialRow& row) {
+  TrialRecord record;
+  record.candidate = row.candidate;
+  record.kind = static_cast<TrialKind>(row.kind);
+  record.index = row.index;
+  record.attempt = row.attempt;
+  record.status = static_cast<TrialStatus>(row.status);
+  record.start = row.start;
+  record.end = row.end;
+  record.exit_code = row.exit_code;
+  record.objective = row.objective;
+  record.reason = from_field(row.reason);
+  record.output_tail = from_field(row.output_tail);
+  return record;
+}
+
+MetricRow to_row(const Metric& metric, std::int64_t trial) {
+  MetricRow row{};
+  row.trial = trial;
+  copy_head(row.name, metric.name);
+  row.value = metric.value;
+  return row;
+}
+
+EventRow to_row(const EventRecord& record) {
+  EventRow row{};
+  row.time = record.time;
+  copy_head(row.kind, record.kind);
+  copy_head(row.detail, record.detail);
+  return row;
+}
+
+EventRecord from_row(const EventRow& row) {
+  return {row.time, from_field(row.kind), from_field(row.detail)};
+}
+
+}  // namespace flotilla::results::schema

@@ -1,0 +1,283 @@
+// Store.cpp — the campaign store: tables opened once, rows appended and flushed one record at
+// a time, read back whole.
+//
+// Invariants (beyond Store.h's):
+//  - add_trial writes the trial's metrics first and the trial row last: the trial row commits
+//    the record. Metrics whose trial index is not (yet) a row of /trials are ignored by readers
+//    and cut off by open_for_append, so a writer killed between the two leaves no trace.
+//  - Only the writer caches counts and the trial-key set; it is the file's only writer
+//    (WriterLock), so the cache cannot go stale.
+//  - After a write fails half-way the Store refuses further writes: reopening is what repairs.
+#include "CampaignFile.h"
+#include "Hdf5.h"
+#include "Schema.h"
+#include "WriterLock.h"
+
+#include <flotilla/results/Store.h>
+
+#include <set>
+#include <tuple>
+
+namespace flotilla::results {
+
+namespace {
+
+using TrialKey = std::tuple<std::int64_t, std::int8_t, std::int32_t, std::int32_t>;
+
+TrialKey key_of(std::int64_t candidate, TrialKind kind, std::int32_t index, std::int32_t attempt) {
+  return {candidate, static_cast<std::int8_t>(kind), index, attempt};
+}
+
+// Runs `action`, giving HDF5 failures the file's path as their first word.
+template <class Action>
+auto with_path(const std::filesystem::path& path, Action&& action) {
+  try {
+    return action();
+  } catch (const h5::Error& error) {
+    throw StoreError(path.string() + ": " + error.what());
+  }
+}
+
+}  // namespace
+
+struct Store::Impl {
+  enum class Mode { read, swmr_read, write };
+
+  std::filesystem::path m_path;
+  Mode m_mode = Mode::read;
+  WriterLock m_lock;   // declared before the handles: released only after the file is closed
+  h5::Handle m_file;
+  schema::MemoryTypes m_types;
+  h5::Handle m_candidates, m_trials, m_metrics, m_events;
+  CampaignInfo m_campaign;
+  std::set<TrialKey> m_trial_keys;
+  hsize_t m_candidate_count = 0;
+  hsize_t m_trial_count = 0;
+  bool m_broken = false;
+
+  void open_tables() {
+    m_types = schema::make_memory_types();
+    m_candidates = h5::Handle(FLOTILLA_H5(H5Dopen2(m_file.id(), schema::kCandidates, H5P_DEFAULT)));
+    m_trials = h5::Handle(FLOTILLA_H5(H5Dopen2(m_file.id(), schema::kTrials, H5P_DEFAULT)));
+    m_metrics = h5::Handle(FLOTILLA_H5(H5Dopen2(m_file.id(), schema::kMetrics, H5P_DEFAULT)));
+    m_events = h5::Handle(FLOTILLA_H5(H5Dopen2(m_file.id(), schema::kEvents, H5P_DEFAULT)));
+  }
+
+  void create_tables() {
+    m_types = schema::make_memory_types();
+    const auto table = [&](const char* name, const h5::Handle& memory_type) {
+      h5::Handle file_type = schema::make_file_type(memory_type.id());
+      return h5::create_table(m_file.id(), name, file_type.id(), schema::kChunkRows);
+    };
+    m_candidates = table(schema::kCandidates, m_types.candidate);
+    m_trials = table(schema::kTrials, m_types.trial);
+    m_metrics = table(schema::kMetrics, m_types.metric);
+    m_events = table(schema::kEvents, m_types.event);
+  }
+
+  // Rebuilds the writer's cache and cuts off metrics of a trial row that was never written.
+  void load_writer_state() {
+    m_candidate_count = h5::row_count(m_candidates.id());
+    const auto keys =
+        h5::read_table<schema::TrialKeyRow>(m_trials.id(), m_types.trial_key.id());
+    for (const auto& key : keys) {
+      m_trial_keys.emplace(key.candidate, key.kind, key.index, key.attempt);
+    }
+    m_trial_count = keys.size();
+    const auto owners =
+        h5::read_table<schema::MetricTrialRow>(m_metrics.id(), m_types.metric_trial.id());
+    std::size_t kept = owners.size();
+    while (kept > 0 && owners[kept - 1].trial >= static_cast<std::int64_t>(m_trial_count)) --kept;
+    if (kept < owners.size()) h5::truncate_rows(m_metrics.id(), kept);
+  }
+
+  void start_swmr_write() {
+    // Already on when a Store of this process still has the file open (a reader opened while
+    // an earlier writer was alive): HDF5 shares one open file per process and path.
+    unsigned intent = 0;
+    FLOTILLA_H5(H5Fget_intent(m_file.id(), &intent));
+    if ((intent & H5F_ACC_SWMR_WRITE) == 0) FLOTILLA_H5(H5Fstart_swmr_write(m_file.id()));
+  }
+
+  // A SWMR reader sees a dataset as it was when opened until it asks for the current extent.
+  void refresh(const h5::Handle& dataset) const {
+    if (m_mode == Mode::swmr_read) FLOTILLA_H5(H5Drefresh(dataset.id()));
+  }
+
+  void require_writable() const {
+    if (m_mode != Mode::write) throw StoreError(m_path.string() + ": opened read-only");
+    if (m_broken) {
+      throw StoreError(m_path.string() + ": an earlier write failed; reopen the file to continue");
+    }
+  }
+
+  // Runs one record's writes; a failure part-way leaves the Store refusing further writes.
+  template <class Action>
+  auto write(Action&& action) {
+    require_writable();
+    try {
+      return with_path(m_path, action);
+    } catch (...) {
+      m_broken = true;
+      throw;
+    }
+  }
+};
+
+Store::Store(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
+Store::Store(Store&&) noexcept = default;
+Store& Store::operator=(Store&&) noexcept = default;
+Store::~Store() = default;
+
+Store Store::create(const std::filesystem::path& path, const CampaignInfo& info) {
+  h5::init();
+  auto impl = std::make_unique<Impl>();
+  impl->m_path = path;
+  impl->m_mode = Impl::Mode::write;
+  impl->m_campaign = info;
+  try {
+    with_path(path, [&] {
+      impl->m_file = file::create(path);
+      impl->m_lock = WriterLock::acquire(path);
+      file::write_header(impl->m_file.id(), info);
+      impl->create_tables();
+      // Every object exists now; after this no new object may be created (SWMR rule).
+      FLOTILLA_H5(H5Fstart_swmr_write(impl->m_file.id()));
+    });
+  } catch (...) {
+    if (impl->m_file.valid()) {   // ours, half made: remove it so a retry is not "already exists"
+      impl.reset();
+      std::error_code ignored;
+      std::filesystem::remove(path, ignored);
+    }
+    throw;
+  }
+  return Store(std::move(impl));
+}
+
+Store Store::open_for_append(const std::filesystem::path& path) {
+  h5::init();
+  file::require_hdf5_file(path);
+  auto impl = std::make_unique<Impl>();
+  impl->m_path = path;
+  impl->m_mode = Impl::Mode::write;
+  impl->m_lock = WriterLock::acquire(path);
+  with_path(path, [&] {
+    impl->m_file = file::open_write(path);
+    file::check_schema(impl->m_file.id(), path);
+    impl->m_campaign = file::read_campaign(impl->m_file.id());
+    impl->open_tables();
+    impl->load_writer_state();
+    impl->start_swmr_write();
+  });
+  return Store(std::move(impl));
+}
+
+Store Store::open_read(const std::filesystem::path& path) {
+  h5::init();
+  file::require_hdf5_file(path);
+  auto impl = std::make_unique<Impl>();
+  impl->m_path = path;
+  with_path(path, [&] {
+    bool swmr = false;
+    impl->m_file = file::open_read(path, swmr);
+    impl->m_mode = swmr ? Impl::Mode::swmr_read : Impl::Mode::read;
+    file::check_schema(impl->m_file.id(), path);
+    impl->m_campaign = file::read_campaign(impl->m_file.id());
+    impl->open_tables();
+  });
+  return Store(std::move(impl));
+}
+
+const std::filesystem::path& Store::path() const { return m_impl->m_path; }
+
+const CampaignInfo& Store::campaign() const { return m_impl->m_campaign; }
+
+std::vector<CandidateRecord> Store::candidates() const {
+  return with_path(m_impl->m_path, [&] {
+    m_impl->refresh(m_impl->m_candidates);
+    const auto rows = h5::read_table<schema::CandidateRow>(m_impl->m_candidates.id(),
+                                                           m_impl->m_types.candidate.id());
+    std::vector<CandidateRecord> records;
+    records.reserve(rows.size());
+    for (const auto& row : rows) records.push_back(schema::from_row(row));
+    return records;
+  });
+}
+
+std::vector<TrialRecord> Store::trials() const {
+  return with_path(m_impl->m_path, [&] {
+    // Trials before metrics: a trial row is written after its metrics, so every trial read
+    // here finds its metrics below; metrics of trials appended in between are skipped.
+    m_impl->refresh(m_impl->m_trials);
+    const auto rows =
+        h5::read_table<schema::TrialRow>(m_impl->m_trials.id(), m_impl->m_types.trial.id());
+    m_impl->refresh(m_impl->m_metrics);
+    const auto metrics =
+        h5::read_table<schema::MetricRow>(m_impl->m_metrics.id(), m_impl->m_types.metric.id());
+    std::vector<TrialRecord> records;
+    records.reserve(rows.size());
+    for (const auto& row : rows) records.push_back(schema::from_row(row));
+    for (const auto& metric : metrics) {
+      if (metric.trial < 0 || metric.trial >= static_cast<std::int64_t>(records.size())) continue;
+      records[metric.trial].metrics.push_back({std::string(metric.name), metric.value});
+    }
+    return records;
+  });
+}
+
+std::vector<EventRecord> Store::events() const {
+  return with_path(m_impl->m_path, [&] {
+    m_impl->refresh(m_impl->m_events);
+    const auto rows =
+        h5::read_table<schema::EventRow>(m_impl->m_events.id(), m_impl->m_types.event.id());
+    std::vector<EventRecord> records;
+    records.reserve(rows.size());
+    for (const auto& row : rows) records.push_back(schema::from_row(row));
+    return records;
+  });
+}
+
+void Store::add_candidate(const CandidateRecord& record) {
+  Impl& impl = *m_impl;
+  impl.require_writable();
+  if (record.id != static_cast<std::int64_t>(impl.m_candidate_count)) {
+    throw StoreError(impl.m_path.string() + ": candidate id " + std::to_string(record.id) +
+                     " is out of order (expected " + std::to_string(impl.m_candidate_count) + ")");
+  }
+  impl.write([&] {
+    const schema::CandidateRow row = schema::to_row(record);
+    h5::append_rows(impl.m_candidates.id(), impl.m_types.candidate.id(), &row, 1);
+  });
+  ++impl.m_candidate_count;
+}
+
+bool Store::add_trial(const TrialRecord& record) {
+  Impl& impl = *m_impl;
+  impl.require_writable();
+  const TrialKey key = key_of(record.candidate, record.kind, record.index, record.attempt);
+  if (impl.m_trial_keys.contains(key)) return false;
+  impl.write([&] {
+    const auto trial_index = static_cast<std::int64_t>(impl.m_trial_count);
+    std::vector<schema::MetricRow> rows;
+    for (const Metric& metric : record.metrics) rows.push_back(schema::to_row(metric, trial_index));
+    if (!rows.empty()) {
+      h5::append_rows(impl.m_metrics.id(), impl.m_types.metric.id(), rows.data(), rows.size());
+    }
+    const schema::TrialRow row = schema::to_row(record);
+    h5::append_rows(impl.m_trials.id(), impl.m_types.trial.id(), &row, 1);
+  });
+  impl.m_trial_keys.insert(key);
+  ++impl.m_trial_count;
+  return true;
+}
+
+void Store::add_event(const EventRecord& record) {
+  Impl& impl = *m_impl;
+  impl.write([&] {
+    const schema::EventRow row = schema::to_row(record);
+    h5::append_rows(impl.m_events.id(), impl.m_types.event.id(), &row, 1);
+  });
+}
+
+}  // namespace flotilla::results

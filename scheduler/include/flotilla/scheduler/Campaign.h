@@ -1,0 +1,40 @@
+// Campaign.h — runs one campaign: intent file -> batches -> explore -> gate -> evaluate ->
+// verified winner, every result appended to the campaign's HDF5 file as it completes.
+//
+// Invariants:
+//  - A task result is recorded (and flushed) before anything is decided from it.
+//  - Running the same campaign again resumes: recorded tasks are never re-run, recorded
+//    candidates are replayed to the strategy in order, so the next batch is the one an
+//    uninterrupted run would have proposed. A changed setting that recorded results depend on
+//    (Settings::fingerprint) is refused, naming the setting.
+//  - A candidate that fails any evaluate shard is rolled back: never selected, reported with the
+//    failing shard; the search goes on from the best verified candidate.
+#pragma once
+
+#include <filesystem>
+#include <iosfwd>
+#include <vector>
+
+#include "flotilla/scheduler/Settings.h"
+
+namespace flotilla::scheduler {
+
+struct RunOptions {
+  std::vector<std::filesystem::path> path_prepend;  // where flotilla-kernel and friends live
+  bool live_progress = true;                        // a \r-updated line (for terminals)
+};
+
+// Exit codes of `flotilla run`.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitError = 1;
+inline constexpr int kExitNothingVerified = 3;
+inline constexpr int kExitInterrupted = 130;
+
+// Runs or resumes the campaign; prints progress on stderr and the report on stdout.
+// Throws ConfigError or results::StoreError for bad setup.
+int run_campaign(const Settings& settings, const RunOptions& options, std::ostream& out, std::ostream& err);
+
+// Asks a running campaign to stop after recording what has finished (SIGINT/SIGTERM handlers).
+void request_stop();
+
+}  // namespace flotilla::scheduler

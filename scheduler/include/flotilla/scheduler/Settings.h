@@ -1,0 +1,81 @@
+// Settings.h — a campaign file plus command-line overrides, validated into typed settings.
+//
+// One declaration table (Options.cpp) feeds three views: the INI file read with
+// Boost.Program_options, the command line (--section.key=value), and `flotilla run --help`.
+// Precedence: default < file < command line; a key given on the command line replaces every
+// value of that key in the file. Errors name file, line, section and key, e.g.
+//   quickstart.ini:12: [space] param 'tile_x': '8..x' is not an integer range
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <boost/program_options/options_description.hpp>
+
+#include "flotilla/search/Space.h"
+
+namespace flotilla::scheduler {
+
+class ConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Which explored candidates go on to evaluation in each round.
+struct Gate {
+  enum class Kind { top, all } kind = Kind::top;
+  int top = 3;
+  std::string text() const;
+};
+
+struct Settings {
+  std::filesystem::path config_path;
+  std::string config_text;
+
+  std::string name;
+  std::filesystem::path results;
+  std::uint64_t seed = 1;
+
+  std::string objective;
+  bool maximize = true;
+  std::optional<std::string> baseline;   // canonical configuration text
+  std::optional<double> target;
+
+  search::Space space;
+
+  std::string explore_command;
+  int repeats = 3;
+  std::chrono::milliseconds explore_timeout{60'000};
+
+  std::string evaluate_command;          // empty: no evaluate stage, nothing is verified
+  int shards = 1;
+  std::chrono::milliseconds evaluate_timeout{60'000};
+  Gate gate;
+
+  std::string strategy = "random";
+  std::size_t budget = 32;
+  std::size_t batch = 8;
+
+  std::string backend = "local";
+  unsigned slots = 0;
+
+  // "key = value" lines of every setting that recorded results depend on; a resumed campaign
+  // must have the same (budget, batch, strategy, seed, slots and timeouts may change).
+  std::string fingerprint() const;
+};
+
+// The declarations as Boost.Program_options sees them (also used for --help).
+boost::program_options::options_description campaign_options();
+
+// Reads `file`, applies `overrides` (e.g. {"--search.budget=64"}), validates. Throws ConfigError.
+Settings load_settings(const std::filesystem::path& file, const std::vector<std::string>& overrides);
+
+// Parses "500ms", "20s", "2m", "1h" or "0" (no limit); nullopt when malformed.
+std::optional<std::chrono::milliseconds> parse_duration(std::string_view text);
+
+}  // namespace flotilla::scheduler

@@ -1,0 +1,310 @@
+// Campaign.cpp — the campaign loop (see Campaign.h for its invariants).
+//
+// Rounds: round 0 holds the baseline (when one is given); every later round holds one batch
+// asked from the strategy. Each round explores its candidates (repeats), gates the best of them
+// and evaluates those (shards). On resume the same loop runs over recorded rounds, running only
+// the tasks without a recorded result.
+#include "flotilla/scheduler/Campaign.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <ostream>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "flotilla/jobs/Backend.h"
+#include "flotilla/jobs/Command.h"
+#include "flotilla/results/Analysis.h"
+#include "flotilla/results/Store.h"
+#include "flotilla/scheduler/Planning.h"
+#include "flotilla/search/Strategy.h"
+#include "Progress.h"
+
+namespace flotilla::scheduler {
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+struct Interrupted {};
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+std::string host_name() {
+  char buf[256] = {};
+  return gethostname(buf, sizeof buf - 1) == 0 ? std::string(buf) : std::string("unknown");
+}
+
+results::TrialStatus trial_status(jobs::TaskStatus s) {
+  switch (s) {
+    case jobs::TaskStatus::ok: return results::TrialStatus::ok;
+    case jobs::TaskStatus::timeout: return results::TrialStatus::timeout;
+    case jobs::TaskStatus::cancelled: return results::TrialStatus::cancelled;
+    default: return results::TrialStatus::failed;
+  }
+}
+
+// Names the settings that differ between two fingerprints ("key = value" lines).
+std::string fingerprint_difference(const std::string& recorded, const std::string& now) {
+  auto lines = [](const std::string& text) {
+    std::map<std::string, std::string> kv;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+      auto eq = line.find(" = ");
+      if (eq != std::string::npos) kv[line.substr(0, eq)] = line.substr(eq + 3);
+      else kv[line] += "";  // space lines: present or not
+    }
+    return kv;
+  };
+  auto a = lines(recorded), b = lines(now);
+  std::vector<std::string> changes;
+  for (const auto& [k, v] : a)
+    if (!b.contains(k)) changes.push_back(fmt::format("'{}' was removed", k));
+    else if (b[k] != v) changes.push_back(fmt::format("{} changed from '{}' to '{}'", k, v, b[k]));
+  for (const auto& [k, v] : b)
+    if (!a.contains(k)) changes.push_back(fmt::format("'{}' was added", k));
+  return fmt::format("{}", fmt::join(changes, "; "));
+}
+
+class CampaignRunner {
+ public:
+  CampaignRunner(const Settings& s, const RunOptions& o, std::ostream& out, std::ostream& err)
+      : m_s(s), m_out(out), m_err(err), m_progress(err, o.live_progress) {
+    m_backend = jobs::make_backend({.name = s.backend, .slots = s.slots, .path_prepend = o.path_prepend});
+    m_strategy = search::make_strategy({.name = s.strategy, .seed = s.seed, .maximize = s.maximize}, s.space);
+  }
+
+  int run() {
+    open_store();
+    const double started = now_seconds();
+    std::string stop;
+    try {
+      for (int round = 0; stop.empty(); ++round) stop = run_round(round);
+    } catch (const Interrupted&) {
+      m_progress.finish();
+      m_store->add_event({now_seconds(), "interrupted", "stopped by signal; run again to resume"});
+      m_err << fmt::format("interrupted: finished tasks are recorded in {}; run the same command again to resume\n",
+                           m_s.results.string());
+      return kExitInterrupted;
+    }
+    m_progress.finish();
+    m_store->add_event({now_seconds(), "campaign_finished", stop});
+    return report(stop, now_seconds() - started);
+  }
+
+ private:
+  void open_store() {
+    if (std::filesystem::exists(m_s.results)) {
+      m_store.emplace(results::Store::open_for_append(m_s.results));
+      const auto& info = m_store->campaign();
+      if (info.fingerprint != m_s.fingerprint())
+        throw ConfigError(fmt::format(
+            "{}: recorded by a different campaign, so its results cannot be resumed: {}. Restore the setting, or "
+            "give a new results file (--campaign.results=FILE)",
+            m_s.results.string(), fingerprint_difference(info.fingerprint, m_s.fingerprint())));
+      m_candidates = m_store->candidates();
+      m_trials = m_store->trials();
+      for (const auto& c : m_candidates) m_configs.push_back(m_s.space.parse_configuration(c.config));
+      m_err << fmt::format("resuming {}: {} candidates and {} trials recorded\n", m_s.results.string(),
+                           m_candidates.size(), m_trials.size());
+      m_store->add_event({now_seconds(), "campaign_resumed", fmt::format("pid {}", getpid())});
+    } else {
+      results::CampaignInfo info{.name = m_s.name, .config_text = m_s.config_text, .fingerprint = m_s.fingerprint(),
+                                 .objective = m_s.objective, .direction = m_s.maximize ? "maximize" : "minimize",
+                                 .repeats = m_s.repeats, .shards = m_s.evaluate_command.empty() ? 0 : m_s.shards,
+                                 .seed = m_s.seed, .flotilla_version = FLOTILLA_VERSION, .host = host_name(),
+                                 .created = now_seconds()};
+      m_store.emplace(results::Store::create(m_s.results, info));
+      m_store->add_event({now_seconds(), "campaign_started", fmt::format("pid {}", getpid())});
+    }
+    // Replay: the strategy learns every recorded candidate, in the order they were proposed.
+    auto summary = summarize();
+    for (const auto& c : summary.candidates)
+      m_strategy->tell(m_configs[static_cast<std::size_t>(c.record.id)], told_value(c));
+    if (m_candidates.empty() && m_s.baseline)
+      add_candidates(0, {m_s.space.parse_configuration(*m_s.baseline)}, "baseline");
+  }
+
+  static std::optional<double> told_value(const results::CandidateSummary& c) {
+    return c.status == results::CandidateStatus::rolled_back ? std::nullopt : c.objective;
+  }
+
+  results::CampaignSummary summarize() const { return results::summarize(m_store->campaign(), m_candidates, m_trials); }
+
+  std::size_t explored_count() const {
+    return static_cast<std::size_t>(std::count_if(m_candidates.begin(), m_candidates.end(),
+                                                  [](const auto& c) { return c.origin != "baseline"; }));
+  }
+
+  void add_candidates(int round, const std::vector<search::Configuration>& configs, const std::string& origin) {
+    for (const auto& config : configs) {
+      results::CandidateRecord record{.id = static_cast<std::int64_t>(m_candidates.size()), .round = round,
+                                      .config = m_s.space.to_text(config), .origin = origin};
+      m_store->add_candidate(record);
+      m_candidates.push_back(record);
+      m_configs.push_back(config);
+    }
+    m_store->add_event({now_seconds(), "batch_proposed", fmt::format("round {}: {} candidates ({})", round,
+                                                                     configs.size(), origin)});
+  }
+
+  // Runs one round; returns a non-empty reason when the campaign is over.
+  std::string run_round(int round) {
+    auto ids = round_ids(round);
+    if (ids.empty()) {
+      auto summary = summarize();
+      std::optional<double> best;
+      if (summary.best && summary.best_verified) best = summary.candidates[*summary.best].objective;
+      if (auto reason = stop_reason(m_s, explored_count(), best)) return *reason;
+      auto want = std::min(m_s.batch, m_s.budget - explored_count());
+      auto configs = m_strategy->ask(want);
+      if (configs.empty())
+        return fmt::format("search space exhausted after {} candidates (budget {})", explored_count(), m_s.budget);
+      add_candidates(round, configs, std::string(m_strategy->name()));
+      ids = round_ids(round);
+    }
+    run_phase(round, "explore", ids, results::TrialKind::explore, m_s.repeats);
+    auto summary = summarize();
+    std::vector<results::CandidateSummary> in_round;
+    for (auto id : ids) {
+      in_round.push_back(summary.candidates[static_cast<std::size_t>(id)]);
+      m_strategy->tell(m_configs[static_cast<std::size_t>(id)], told_value(in_round.back()));
+    }
+    if (m_s.evaluate_command.empty()) return {};
+    auto chosen = select_for_evaluation(in_round, m_s.gate, m_s.maximize);
+    for (const auto& c : in_round)
+      if (c.record.origin == "baseline" && c.objective) chosen.insert(chosen.begin(), c.record.id);
+    run_phase(round, "evaluate", chosen, results::TrialKind::evaluate, m_s.shards);
+    record_decisions(chosen);
+    return {};
+  }
+
+  std::vector<std::int64_t> round_ids(int round) const {
+    std::vector<std::int64_t> ids;
+    for (const auto& c : m_candidates)
+      if (c.round == round) ids.push_back(c.id);
+    return ids;
+  }
+
+  void record_decisions(const std::vector<std::int64_t>& chosen) {
+    auto summary = summarize();
+    for (auto id : chosen) {
+      const auto& c = summary.candidates[static_cast<std::size_t>(id)];
+      if (!m_decided.insert(id).second || !m_ran_evaluate.contains(id)) continue;  // decided in an earlier run
+      if (c.status == results::CandidateStatus::verified) {
+        m_store->add_event({now_seconds(), "verified", fmt::format("candidate {}: {}", id, c.record.config)});
+      } else if (c.status == results::CandidateStatus::rolled_back) {
+        m_store->add_event({now_seconds(), "rolled_back", fmt::format("candidate {}: {}", id, c.reason)});
+        m_strategy->tell(m_configs[static_cast<std::size_t>(id)], std::nullopt);
+      }
+    }
+  }
+
+  void run_phase(int round, const char* phase, const std::vector<std::int64_t>& ids, results::TrialKind kind, int count) {
+    std::vector<jobs::TaskSpec> specs;
+    std::vector<std::vector<const results::TrialRecord*>> recorded(m_candidates.size());
+    for (const auto& t : m_trials) recorded[static_cast<std::size_t>(t.candidate)].push_back(&t);
+    for (auto id : ids)
+      for (int index : missing_indices(recorded[static_cast<std::size_t>(id)], kind, count))
+        specs.push_back(make_task(id, kind, index));
+    if (specs.empty()) return;
+    m_backend->submit(std::move(specs));
+    while (m_backend->queued() + m_backend->running() > 0) {
+      if (g_stop) {
+        m_backend->cancel_all();
+        while (m_backend->queued() + m_backend->running() > 0) record(m_backend->collect(std::chrono::milliseconds(200)));
+        throw Interrupted{};
+      }
+      record(m_backend->collect(std::chrono::milliseconds(200)));
+      m_progress.update(progress(round, phase));
+    }
+    m_progress.update(progress(round, phase), true);
+  }
+
+  jobs::TaskSpec make_task(std::int64_t id, results::TrialKind kind, int index) {
+    std::map<std::string, std::string, std::less<>> values;
+    const auto& config = m_configs[static_cast<std::size_t>(id)];
+    for (std::size_t i = 0; i < config.size(); ++i)
+      values[m_s.space.parameters()[i].name] = m_s.space.parameters()[i].format(config[i]);
+    values["candidate"] = std::to_string(id);
+    const bool explore = kind == results::TrialKind::explore;
+    values[explore ? "repeat" : "shard"] = std::to_string(index);
+    if (!explore) values["shards"] = std::to_string(m_s.shards);
+    m_keys.push_back({id, kind, index});
+    return jobs::TaskSpec{.id = m_keys.size() - 1,
+                          .argv = jobs::render_argv(explore ? m_s.explore_command : m_s.evaluate_command, values),
+                          .timeout = explore ? m_s.explore_timeout : m_s.evaluate_timeout,
+                          .objective = explore ? m_s.objective : std::string()};
+  }
+
+  void record(const std::vector<jobs::TaskResult>& finished) {
+    for (const auto& r : finished) {
+      if (r.status == jobs::TaskStatus::cancelled) continue;  // not a result: it runs again on resume
+      const auto& key = m_keys.at(r.id);
+      results::TrialRecord t{.candidate = key.candidate, .kind = key.kind, .index = key.index, .attempt = 0,
+                             .status = trial_status(r.status), .start = r.start, .end = r.end,
+                             .exit_code = r.exit_code, .objective = r.objective.value_or(std::nan("")),
+                             .reason = r.reason, .output_tail = r.output_tail};
+      for (const auto& [name, value] : r.metrics) t.metrics.push_back({name, value});
+      if (key.kind == results::TrialKind::evaluate) m_ran_evaluate.insert(key.candidate);
+      if (m_store->add_trial(t)) m_trials.push_back(std::move(t));
+    }
+  }
+
+  ProgressState progress(int round, const char* phase) const {
+    auto summary = summarize();
+    ProgressState p{.round = round, .phase = phase, .explored = explored_count(), .budget = m_s.budget,
+                    .running = m_backend->running(), .queued = m_backend->queued(),
+                    .failed_trials = summary.failed_trials,
+                    .verified = summary.count(results::CandidateStatus::verified),
+                    .rolled_back = summary.count(results::CandidateStatus::rolled_back), .objective = m_s.objective};
+    if (summary.best) p.best = summary.candidates[*summary.best].objective;
+    return p;
+  }
+
+  int report(const std::string& stop, double seconds) {
+    auto summary = summarize();
+    m_out << fmt::format("{}: {} in {:.1f} s\n", m_s.name, stop, seconds);
+    m_out << results::summary_text(summary, 5);
+    m_out << fmt::format("\nresults    {}  (flotilla results summary {})\n", m_s.results.string(), m_s.results.string());
+    return summary.best ? kExitOk : kExitNothingVerified;
+  }
+
+  struct TaskKey {
+    std::int64_t candidate;
+    results::TrialKind kind;
+    int index;
+  };
+
+  const Settings& m_s;
+  std::ostream& m_out;
+  std::ostream& m_err;
+  Progress m_progress;
+  std::unique_ptr<jobs::Backend> m_backend;
+  std::unique_ptr<search::Strategy> m_strategy;
+  std::optional<results::Store> m_store;
+  std::vector<results::CandidateRecord> m_candidates;
+  std::vector<search::Configuration> m_configs;
+  std::vector<results::TrialRecord> m_trials;
+  std::vector<TaskKey> m_keys;
+  std::set<std::int64_t> m_decided;
+  std::set<std::int64_t> m_ran_evaluate;
+};
+
+}  // namespace
+
+void request_stop() { g_stop = true; }
+
+int run_campaign(const Settings& settings, const RunOptions& options, std::ostream& out, std::ostream& err) {
+  g_stop = false;
+  return CampaignRunner(settings, options, out, err).run();
+}
+
+}  // namespace flotilla::scheduler

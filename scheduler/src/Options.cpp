@@ -1,0 +1,56 @@
+// Options.cpp — the one table of campaign settings. The INI reader, the command-line parser and
+// `flotilla run --help` are all generated from it, so they cannot disagree.
+#include "Options.h"
+
+#include <boost/program_options.hpp>
+
+namespace po = boost::program_options;
+
+namespace flotilla::scheduler {
+
+const std::vector<OptionDecl>& option_table() {
+  static const std::vector<OptionDecl> table = {
+      {"campaign.name", "", false, false, "campaign name (default: the config file's name without .ini)"},
+      {"campaign.results", "", false, false, "HDF5 results file (default: NAME.h5 in the working directory)"},
+      {"campaign.seed", "1", false, false, "seed of every random choice"},
+      {"intent.objective", "", true, false, "metric to optimise, as printed by the explore command"},
+      {"intent.direction", "maximize", false, false, "maximize or minimize"},
+      {"intent.baseline", "", false, false, "reference configuration, e.g. 'tile_x=32 tile_y=8'"},
+      {"intent.target", "", false, false, "stop once a verified candidate reaches this objective"},
+      {"space.param", "", true, true, "NAME: int|real|enum|ordinal: VALUES (repeatable)"},
+      {"space.constraint", "", false, true, "expression over parameters that must hold (repeatable)"},
+      {"explore.command", "", true, false, "benchmark command; {param} is replaced by its value"},
+      {"explore.repeats", "3", false, false, "benchmark runs per candidate (the median counts)"},
+      {"explore.timeout", "60s", false, false, "per-run limit (ms, s, m, h; 0 = none)"},
+      {"evaluate.command", "", false, false, "verification command per shard; also gets {shard} and {shards}"},
+      {"evaluate.shards", "1", false, false, "test shards per candidate; all must pass"},
+      {"evaluate.timeout", "60s", false, false, "per-shard limit"},
+      {"evaluate.gate", "top 3 per round", false, false, "which candidates are verified: 'top K per round' or 'all'"},
+      {"search.strategy", "random", false, false, "search strategy: grid or random"},
+      {"search.budget", "32", false, false, "candidates to explore, the baseline not counted"},
+      {"search.batch", "8", false, false, "candidates per round"},
+      {"resources.backend", "local", false, false, "where tasks run: local"},
+      {"resources.slots", "0", false, false, "concurrent tasks on the local backend (0 = number of cores)"},
+  };
+  return table;
+}
+
+const OptionDecl* find_option(std::string_view key) {
+  for (const auto& decl : option_table())
+    if (decl.key == key) return &decl;
+  return nullptr;
+}
+
+po::options_description campaign_options() {
+  po::options_description all("Campaign settings ([section] key in the file, --section.key=VALUE here)");
+  for (const auto& decl : option_table()) {
+    std::string help(decl.help);
+    if (!decl.default_value.empty()) help += " [" + std::string(decl.default_value) + "]";
+    if (decl.required) help += " (required)";
+    auto* value = decl.multi ? po::value<std::vector<std::string>>()->composing() : po::value<std::vector<std::string>>();
+    all.add_options()(std::string(decl.key).c_str(), value->value_name("VALUE"), help.c_str());
+  }
+  return all;
+}
+
+}  // namespace flotilla::scheduler

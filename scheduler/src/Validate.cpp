@@ -1,0 +1,178 @@
+// Validate.cpp — turns raw (value, where) pairs into typed Settings with located errors.
+#include <charconv>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <deque>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "Options.h"
+#include "flotilla/jobs/Command.h"
+
+namespace flotilla::scheduler {
+namespace {
+
+[[noreturn]] void bad(const RawValue& raw, std::string_view key, std::string_view what) {
+  auto dot = key.find('.');
+  throw ConfigError(fmt::format("{}: [{}] {}: '{}' {}", raw.where, key.substr(0, dot), key.substr(dot + 1), raw.value, what));
+}
+
+class Reader {
+ public:
+  Reader(RawValues& raw, std::string display) : m_raw(raw), m_display(std::move(display)) {}
+
+  // The single value of a key (its default when absent; nullptr when absent without default).
+  const RawValue* one(std::string_view key) {
+    auto it = m_raw.find(key);
+    if (it != m_raw.end() && !it->second.empty()) {
+      if (it->second.size() > 1)
+        throw ConfigError(fmt::format("{}: [{}] {} given twice (first at {})", it->second[1].where, section(key),
+                                      name(key), it->second[0].where));
+      return &it->second[0];
+    }
+    const auto* decl = find_option(key);
+    if (decl->required) throw ConfigError(fmt::format("{}: [{}] {} is required", m_display, section(key), name(key)));
+    if (decl->default_value.empty()) return nullptr;
+    m_defaults.push_back({std::string(decl->default_value), "default"});
+    return &m_defaults.back();
+  }
+  std::vector<RawValue> all(std::string_view key) {
+    auto it = m_raw.find(key);
+    if ((it == m_raw.end() || it->second.empty()) && find_option(key)->required)
+      throw ConfigError(fmt::format("{}: [{}] {} is required", m_display, section(key), name(key)));
+    return it == m_raw.end() ? std::vector<RawValue>{} : it->second;
+  }
+  std::string text(std::string_view key) {
+    auto* raw = one(key);
+    if (raw && raw->value.empty() && find_option(key)->required) bad(*raw, key, "must not be empty");
+    return raw ? raw->value : std::string();
+  }
+  long long integer(std::string_view key, long long min, long long max) {
+    auto* raw = one(key);
+    long long v = 0;
+    auto [p, ec] = std::from_chars(raw->value.data(), raw->value.data() + raw->value.size(), v);
+    if (ec != std::errc{} || p != raw->value.data() + raw->value.size() || v < min || v > max)
+      bad(*raw, key, min == 0 ? "is not a non-negative integer" : "is not a positive integer");
+    return v;
+  }
+  std::chrono::milliseconds duration(std::string_view key) {
+    auto* raw = one(key);
+    auto d = parse_duration(raw->value);
+    if (!d) bad(*raw, key, "is not a duration (e.g. 500ms, 20s, 2m, 1h; 0 = none)");
+    return *d;
+  }
+
+ private:
+  static std::string section(std::string_view key) { return std::string(key.substr(0, key.find('.'))); }
+  static std::string name(std::string_view key) { return std::string(key.substr(key.find('.') + 1)); }
+  RawValues& m_raw;
+  std::string m_display;
+  std::deque<RawValue> m_defaults;
+};
+
+void read_space(Reader& r, Settings& s) {
+  for (const auto& raw : r.all("space.param")) {
+    try {
+      s.space.add_parameter(search::parse_parameter(raw.value));
+    } catch (const search::SpaceError& e) {
+      throw ConfigError(fmt::format("{}: [space] {}", raw.where, e.what()));
+    }
+  }
+  for (const auto& raw : r.all("space.constraint")) {
+    try {
+      s.space.add_constraint(raw.value);
+    } catch (const search::SpaceError& e) {
+      throw ConfigError(fmt::format("{}: [space] {}", raw.where, e.what()));
+    }
+  }
+}
+
+Gate read_gate(Reader& r) {
+  auto* raw = r.one("evaluate.gate");
+  if (raw->value == "all") return Gate{Gate::Kind::all, 0};
+  int k = 0;
+  char tail[16] = {};
+  if (std::sscanf(raw->value.c_str(), "top %d %15[a-z ]", &k, tail) >= 1 && k >= 1 &&
+      (std::string_view(tail).empty() || std::string_view(tail) == "per round"))
+    return Gate{Gate::Kind::top, k};
+  bad(*raw, "evaluate.gate", "is not a gate (expected 'top K per round' or 'all')");
+}
+
+// A command template must split cleanly and use only placeholders that will have values.
+void check_command(Reader& r, const Settings& s, std::string_view key, std::vector<std::string> extra) {
+  auto* raw = r.one(key);
+  if (!raw || raw->value.empty()) return;
+  for (const auto& p : s.space.parameters()) extra.push_back(p.name);
+  std::sort(extra.begin(), extra.end());
+  auto dot = key.find('.');
+  try {
+    for (const auto& name : jobs::placeholders(raw->value))
+      if (!std::binary_search(extra.begin(), extra.end(), name))
+        throw jobs::CommandError(fmt::format("unknown placeholder {{{}}} (known: {})", name, fmt::join(extra, ", ")));
+  } catch (const jobs::CommandError& e) {
+    throw ConfigError(fmt::format("{}: [{}] {}: {}", raw->where, key.substr(0, dot), key.substr(dot + 1), e.what()));
+  }
+}
+
+}  // namespace
+
+RawValues merge_sources(RawValues file, RawValues overrides) {
+  for (auto& [key, values] : overrides) file[key] = std::move(values);
+  return file;
+}
+
+Settings validate(RawValues raw, const std::string& display) {
+  Reader r(raw, display);
+  Settings s;
+  s.name = r.text("campaign.name");
+  s.results = r.text("campaign.results");
+  s.seed = static_cast<std::uint64_t>(r.integer("campaign.seed", 0, INT64_MAX));
+  s.objective = r.text("intent.objective");
+  auto* direction = r.one("intent.direction");
+  if (direction->value != "maximize" && direction->value != "minimize")
+    bad(*direction, "intent.direction", "is not maximize or minimize");
+  s.maximize = direction->value == "maximize";
+  read_space(r, s);
+  if (auto* baseline = r.one("intent.baseline")) {
+    try {
+      s.baseline = s.space.to_text(s.space.parse_configuration(baseline->value));
+    } catch (const search::SpaceError& e) {
+      throw ConfigError(fmt::format("{}: [intent] baseline: {}", baseline->where, e.what()));
+    }
+  }
+  if (auto* target = r.one("intent.target")) {
+    char* end = nullptr;
+    double v = std::strtod(target->value.c_str(), &end);
+    if (end == target->value.c_str() || *end != '\0' || !std::isfinite(v)) bad(*target, "intent.target", "is not a number");
+    s.target = v;
+  }
+  s.explore_command = r.text("explore.command");
+  s.repeats = static_cast<int>(r.integer("explore.repeats", 1, 1000));
+  s.explore_timeout = r.duration("explore.timeout");
+  s.evaluate_command = r.text("evaluate.command");
+  s.shards = static_cast<int>(r.integer("evaluate.shards", 1, 1'000'000));
+  s.evaluate_timeout = r.duration("evaluate.timeout");
+  s.gate = read_gate(r);
+  check_command(r, s, "explore.command", {"candidate", "repeat"});
+  check_command(r, s, "evaluate.command", {"candidate", "shard", "shards"});
+  s.strategy = r.text("search.strategy");
+  s.budget = static_cast<std::size_t>(r.integer("search.budget", 1, 100'000'000));
+  s.batch = static_cast<std::size_t>(r.integer("search.batch", 1, 1'000'000));
+  s.backend = r.text("resources.backend");
+  s.slots = static_cast<unsigned>(r.integer("resources.slots", 0, 4096));
+  return s;
+}
+
+std::string Gate::text() const { return kind == Kind::all ? "all" : fmt::format("top {} per round", top); }
+
+std::string Settings::fingerprint() const {
+  return fmt::format(
+      "intent.objective = {}\nintent.direction = {}\nintent.baseline = {}\n{}explore.command = {}\n"
+      "explore.repeats = {}\nevaluate.command = {}\nevaluate.shards = {}\nevaluate.gate = {}\n",
+      objective, maximize ? "maximize" : "minimize", baseline.value_or(""), space.fingerprint(), explore_command,
+      repeats, evaluate_command, shards, gate.text());
+}
+
+}  // namespace flotilla::scheduler

@@ -1,0 +1,28 @@
+#!/usr/bin/python3
+"""expect_summary.py FLOTILLA FILE.h5 CHECK... — asserts on `flotilla results summary --json`.
+Checks: best_config=TEXT, best_verified, gain_gt=X, rolled_back=N, candidates=N."""
+import json
+import subprocess
+import sys
+
+flotilla, h5, *checks = sys.argv[1:]
+summary = json.loads(subprocess.run([flotilla, "results", "summary", h5, "--json", "--top", "100"],
+                                    check=True, capture_output=True, text=True).stdout)
+best = summary["best"] or {}
+for check in checks:
+    name, _, value = check.partition("=")
+    if name == "best_config":
+        ok = best.get("config") == value
+    elif name == "best_verified":
+        ok = summary["best_verified"] and best.get("status") == "verified"
+    elif name == "gain_gt":
+        ok = summary["gain_over_baseline"] is not None and summary["gain_over_baseline"] > float(value)
+    elif name == "rolled_back":
+        ok = len(summary["rolled_back"]) == int(value)
+    elif name == "candidates":
+        ok = summary["progress"]["candidates"] == int(value)
+    else:
+        sys.exit(f"unknown check {name}")
+    if not ok:
+        sys.exit(f"check {check} failed; summary: {json.dumps(summary, indent=1)[:3000]}")
+    print(f"ok: {check}")

@@ -1,0 +1,40 @@
+// results_writer.cpp — test helper: a separate process that writes a campaign file the way the
+// scheduler does, so that tests can read it concurrently (SWMR) or SIGKILL it mid-campaign.
+//
+// Usage: results_writer create|append FILE N
+// Creates FILE (or opens it for appending), prints "open", appends the sample trials
+// [T, T + N) where T is the number already recorded, then prints "ready <total>". Each stdin
+// line "more K" appends K more and prints "ready <total>" again. At end of stdin it closes the
+// file and exits 0. Without being killed it never exits with the file open.
+#include "test_records.h"
+
+#include <cstdlib>
+#include <iostream>
+#include <string>
+
+using namespace flotilla::results;
+
+int main(int argc, char** argv) {
+  if (argc != 4) {
+    std::cerr << "usage: results_writer create|append FILE N\n";
+    return 2;
+  }
+  try {
+    const std::string mode = argv[1];
+    Store store = mode == "create" ? Store::create(argv[2], testing::sample_campaign())
+                                   : Store::open_for_append(argv[2]);
+    std::cout << "open" << std::endl;
+    auto total = static_cast<std::int64_t>(store.trials().size());
+    std::int64_t count = std::atoll(argv[3]);
+    std::string command;
+    do {
+      testing::append_samples(store, total, count);
+      total += count;
+      std::cout << "ready " << total << std::endl;
+    } while (std::cin >> command >> count && command == "more");
+  } catch (const std::exception& error) {
+    std::cerr << "results_writer: " << error.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,257 @@
+// Store round trips, idempotent ingest, dense candidate ids, truncation and reopening.
+#include "test_records.h"
+
+#include <gtest/gtest.h>
+#include <hdf5.h>
+
+#include <cmath>
+#include <functional>
+#include <limits>
+
+using namespace flotilla::results;
+using namespace flotilla::results::testing;
+
+namespace {
+
+void expect_campaign_eq(const CampaignInfo& a, const CampaignInfo& b) {
+  EXPECT_EQ(a.name, b.name);
+  EXPECT_EQ(a.config_text, b.config_text);
+  EXPECT_EQ(a.fingerprint, b.fingerprint);
+  EXPECT_EQ(a.objective, b.objective);
+  EXPECT_EQ(a.direction, b.direction);
+  EXPECT_EQ(a.repeats, b.repeats);
+  EXPECT_EQ(a.shards, b.shards);
+  EXPECT_EQ(a.seed, b.seed);
+  EXPECT_EQ(a.flotilla_version, b.flotilla_version);
+  EXPECT_EQ(a.host, b.host);
+  EXPECT_EQ(a.created, b.created);
+}
+
+void expect_trial_eq(const TrialRecord& a, const TrialRecord& b) {
+  EXPECT_TRUE(a.same_key(b)) << a.candidate << " vs " << b.candidate;
+  EXPECT_EQ(a.status, b.status);
+  EXPECT_EQ(a.start, b.start);
+  EXPECT_EQ(a.end, b.end);
+  EXPECT_EQ(a.exit_code, b.exit_code);
+  if (std::isnan(b.objective)) {
+    EXPECT_TRUE(std::isnan(a.objective));
+  } else {
+    EXPECT_EQ(a.objective, b.objective);
+  }
+  EXPECT_EQ(a.reason, b.reason);
+  EXPECT_EQ(a.output_tail, b.output_tail);
+  ASSERT_EQ(a.metrics.size(), b.metrics.size());
+  for (std::size_t m = 0; m < a.metrics.size(); ++m) {
+    EXPECT_EQ(a.metrics[m].name, b.metrics[m].name);
+    EXPECT_EQ(a.metrics[m].value, b.metrics[m].value);
+  }
+}
+
+void expect_samples(const Store& store, std::int64_t count) {
+  const auto trials = store.trials();
+  ASSERT_EQ(trials.size(), static_cast<std::size_t>(count));
+  for (std::int64_t i = 0; i < count; ++i) expect_trial_eq(trials[i], sample_trial(i));
+  const auto events = store.events();
+  ASSERT_EQ(events.size(), static_cast<std::size_t>(count));
+  for (std::int64_t i = 0; i < count; ++i) EXPECT_EQ(events[i].detail, sample_event(i).detail);
+  const auto candidates = store.candidates();
+  ASSERT_EQ(candidates.size(), static_cast<std::size_t>((count + 1) / 2));
+  for (std::size_t c = 0; c < candidates.size(); ++c) {
+    EXPECT_EQ(candidates[c].id, static_cast<std::int64_t>(c));
+    EXPECT_EQ(candidates[c].config, sample_candidate(c).config);
+    EXPECT_EQ(candidates[c].origin, sample_candidate(c).origin);
+  }
+}
+
+std::string error_of(const std::function<void()>& action) {
+  try {
+    action();
+  } catch (const StoreError& error) {
+    return error.what();
+  }
+  return "no error";
+}
+
+// What a writer killed inside add_trial leaves: a /metrics row for trial row `trial`, which was
+// never written. Appended with the plain HDF5 API, naming only the field that matters.
+void append_orphan_metric(const std::filesystem::path& path, std::int64_t trial) {
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  const hid_t metrics = H5Dopen2(file, "metrics", H5P_DEFAULT);
+  const hid_t type = H5Tcreate(H5T_COMPOUND, sizeof trial);
+  H5Tinsert(type, "trial", 0, H5T_NATIVE_INT64);
+  hid_t space = H5Dget_space(metrics);
+  hsize_t rows = 0;
+  H5Sget_simple_extent_dims(space, &rows, nullptr);
+  H5Sclose(space);
+  const hsize_t grown = rows + 1;
+  const hsize_t one = 1;
+  ASSERT_GE(H5Dset_extent(metrics, &grown), 0);
+  space = H5Dget_space(metrics);
+  H5Sselect_hyperslab(space, H5S_SELECT_SET, &rows, nullptr, &one, nullptr);
+  const hid_t memory = H5Screate_simple(1, &one, nullptr);
+  ASSERT_GE(H5Dwrite(metrics, type, memory, space, H5P_DEFAULT, &trial), 0);
+  H5Sclose(memory);
+  H5Sclose(space);
+  H5Tclose(type);
+  H5Dclose(metrics);
+  ASSERT_GE(H5Fclose(file), 0);
+}
+
+}  // namespace
+
+TEST(Store, RoundTripsEveryRecordKind) {
+  ScratchDir dir;
+  const auto path = dir / "campaign.h5";
+  CampaignInfo info = sample_campaign();
+  info.config_text = std::string(100000, 'x') + "\nné ✓";   // beyond the 64 KiB compact limit
+  TrialRecord failed = sample_trial(0);
+  failed.candidate = 1;
+  failed.status = TrialStatus::timeout;
+  failed.objective = std::numeric_limits<double>::quiet_NaN();
+  failed.reason = "timed out after 60 s";
+  failed.metrics.clear();
+  {
+    Store store = Store::create(path, info);
+    append_samples(store, 0, 7);
+    EXPECT_TRUE(store.add_trial(failed));
+    expect_campaign_eq(store.campaign(), info);
+    EXPECT_EQ(store.trials().size(), 8u);   // the writer reads its own rows
+  }
+  const Store store = Store::open_read(path);
+  EXPECT_EQ(store.path(), path);
+  expect_campaign_eq(store.campaign(), info);
+  const auto trials = store.trials();
+  ASSERT_EQ(trials.size(), 8u);
+  for (int i = 0; i < 7; ++i) expect_trial_eq(trials[i], sample_trial(i));
+  expect_trial_eq(trials[7], failed);
+  const auto events = store.events();
+  ASSERT_EQ(events.size(), 7u);
+  EXPECT_EQ(events[6].time, 2006.0);
+  EXPECT_EQ(events[6].kind, "trial_recorded");
+  EXPECT_EQ(events[6].detail, "{\"trial\":6}");
+  ASSERT_EQ(store.candidates().size(), 4u);
+  EXPECT_EQ(store.candidates()[0].origin, "baseline");
+  EXPECT_EQ(store.candidates()[3].round, 0);
+  EXPECT_EQ(store.candidates()[3].config, "tile=8");
+}
+
+TEST(Store, AddTrialIsIdempotentPerKey) {
+  ScratchDir dir;
+  const auto path = dir / "campaign.h5";
+  Store store = Store::create(path, sample_campaign());
+  TrialRecord trial = sample_trial(2);
+  EXPECT_TRUE(store.add_trial(trial));
+  trial.objective = 99;        // same key, different content: still a duplicate
+  trial.metrics.push_back({"extra", 1});
+  EXPECT_FALSE(store.add_trial(trial));
+  ASSERT_EQ(store.trials().size(), 1u);
+  EXPECT_EQ(store.trials()[0].objective, 3.0);
+  EXPECT_EQ(store.trials()[0].metrics.size(), 2u);
+  trial.attempt += 1;          // a retry is a new trial
+  EXPECT_TRUE(store.add_trial(trial));
+  EXPECT_EQ(Store::open_read(path).trials().size(), 2u);
+  store = Store::open_read(path);   // move-assigning closes the writer
+  Store again = Store::open_for_append(path);   // the key set is rebuilt from the file
+  EXPECT_FALSE(again.add_trial(sample_trial(2)));
+  EXPECT_TRUE(again.add_trial(sample_trial(3)));
+  EXPECT_EQ(again.trials().size(), 3u);
+}
+
+TEST(Store, CandidateIdsAreDense) {
+  ScratchDir dir;
+  const auto path = dir / "campaign.h5";
+  {
+    Store store = Store::create(path, sample_campaign());
+    store.add_candidate(sample_candidate(0));
+    EXPECT_EQ(error_of([&] { store.add_candidate(sample_candidate(2)); }),
+              path.string() + ": candidate id 2 is out of order (expected 1)");
+    store.add_candidate(sample_candidate(1));   // the refused one left no trace
+    EXPECT_EQ(store.candidates().size(), 2u);
+  }
+  Store store = Store::open_for_append(path);
+  EXPECT_EQ(error_of([&] { store.add_candidate(sample_candidate(0)); }),
+            path.string() + ": candidate id 0 is out of order (expected 2)");
+  store.add_candidate(sample_candidate(2));
+  EXPECT_EQ(store.candidates().back().id, 2);
+}
+
+TEST(Store, TruncatesOverlongStrings) {
+  ScratchDir dir;
+  Store store = Store::create(dir / "campaign.h5", sample_campaign());
+  store.add_candidate({0, 0, std::string(2000, 'c'), std::string(40, 'o')});
+  TrialRecord trial = sample_trial(0);
+  trial.reason = std::string(254, 'r') + "é";   // 256 bytes: byte 255 would split the é
+  trial.output_tail = "HEAD" + std::string(3000, 't') + "END";
+  trial.metrics = {{std::string(100, 'm'), 1.0}};
+  store.add_trial(trial);
+  store.add_event({1.0, std::string(40, 'k'), std::string(5000, 'd')});
+
+  EXPECT_EQ(store.candidates()[0].config, std::string(1023, 'c'));
+  EXPECT_EQ(store.candidates()[0].origin, std::string(31, 'o'));
+  const TrialRecord back = store.trials().at(0);
+  EXPECT_EQ(back.reason, std::string(254, 'r'));
+  EXPECT_EQ(back.output_tail, std::string(1020, 't') + "END");   // the last 1023 bytes
+  EXPECT_EQ(back.metrics.at(0).name, std::string(63, 'm'));
+  EXPECT_EQ(store.events()[0].kind, std::string(31, 'k'));
+  EXPECT_EQ(store.events()[0].detail, std::string(1023, 'd'));
+}
+
+TEST(Store, OutputTailKeepsWholeCharacters) {
+  ScratchDir dir;
+  Store store = Store::create(dir / "campaign.h5", sample_campaign());
+  TrialRecord trial = sample_trial(0);
+  trial.output_tail = "é" + std::string(1022, 'b');   // 1024 bytes; the cut lands inside é
+  store.add_trial(trial);
+  EXPECT_EQ(store.trials().at(0).output_tail, std::string(1022, 'b'));
+}
+
+TEST(Store, ReopensForAppendAndContinues) {
+  ScratchDir dir;
+  const auto path = dir / "campaign.h5";
+  { Store store = Store::create(path, sample_campaign()); append_samples(store, 0, 5); }
+  {
+    Store store = Store::open_for_append(path);
+    expect_campaign_eq(store.campaign(), sample_campaign());
+    append_samples(store, 5, 6);
+  }
+  expect_samples(Store::open_read(path), 11);
+}
+
+TEST(Store, DropsMetricsOfATrialThatWasNeverWritten) {
+  ScratchDir dir;
+  const auto path = dir / "campaign.h5";
+  { Store store = Store::create(path, sample_campaign()); append_samples(store, 0, 2); }
+  append_orphan_metric(path, 2);
+  expect_samples(Store::open_read(path), 2);   // readers ignore it
+  {
+    Store store = Store::open_for_append(path);   // the writer cuts it off ...
+    append_samples(store, 2, 1);                  // ... before trial row 2 can claim it
+  }
+  expect_samples(Store::open_read(path), 3);
+}
+
+TEST(Store, RefusesSecondWriterAndReadOnlyWrites) {
+  ScratchDir dir;
+  const auto path = dir / "campaign.h5";
+  Store writer = Store::create(path, sample_campaign());
+  EXPECT_EQ(error_of([&] { Store::open_for_append(path); }),
+            path.string() + ": is open for writing by another process");
+  EXPECT_EQ(error_of([&] { Store::create(path, sample_campaign()); }),
+            path.string() + ": already exists");
+  writer.add_event(sample_event(0));
+  Store reader = Store::open_read(path);
+  EXPECT_EQ(reader.events().size(), 1u);
+  const std::string read_only = path.string() + ": opened read-only";
+  EXPECT_EQ(error_of([&] { reader.add_event(sample_event(1)); }), read_only);
+  EXPECT_EQ(error_of([&] { reader.add_trial(sample_trial(1)); }), read_only);
+}
+
+TEST(Store, NamesKindsAndStatuses) {
+  EXPECT_EQ(to_string(TrialKind::explore), "explore");
+  EXPECT_EQ(to_string(TrialKind::evaluate), "evaluate");
+  EXPECT_EQ(to_string(TrialStatus::ok), "ok");
+  EXPECT_EQ(to_string(TrialStatus::failed), "failed");
+  EXPECT_EQ(to_string(TrialStatus::timeout), "timeout");
+  EXPECT_EQ(to_string(TrialStatus::cancelled), "cancelled");
+}

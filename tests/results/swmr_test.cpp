@@ -1,0 +1,186 @@
+// SWMR behaviour against a real second process (tests/results/results_writer.cpp): reading
+// while it writes, and recovering after it is SIGKILLed with the file open.
+#include "test_records.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <thread>
+
+extern char** environ;
+
+using namespace flotilla::results;
+using namespace flotilla::results::testing;
+
+namespace {
+
+// The writer helper, spawned (fork+exec: an HDF5 state merely forked is unusable) with pipes
+// on its stdin and stdout.
+class WriterProcess {
+ public:
+  WriterProcess(const std::string& mode, const std::filesystem::path& path, int trials) {
+    int to_child[2];
+    int from_child[2];
+    if (::pipe(to_child) != 0 || ::pipe(from_child) != 0) throw std::runtime_error("pipe");
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, to_child[0], STDIN_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, from_child[1], STDOUT_FILENO);
+    posix_spawn_file_actions_addclose(&actions, to_child[1]);
+    posix_spawn_file_actions_addclose(&actions, from_child[0]);
+    const std::string count = std::to_string(trials);
+    const char* argv[] = {FLOTILLA_RESULTS_WRITER, mode.c_str(), path.c_str(), count.c_str(),
+                          nullptr};
+    const int rc =
+        posix_spawn(&m_pid, argv[0], &actions, nullptr, const_cast<char**>(argv), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(to_child[0]);
+    ::close(from_child[1]);
+    m_stdin = to_child[1];
+    m_stdout = from_child[0];
+    if (rc != 0) throw std::runtime_error(std::string("posix_spawn: ") + std::strerror(rc));
+  }
+  WriterProcess(const WriterProcess&) = delete;
+  WriterProcess& operator=(const WriterProcess&) = delete;
+  ~WriterProcess() {
+    if (m_pid > 0) kill_now();
+    ::close(m_stdin);
+    ::close(m_stdout);
+  }
+
+  // The next line the writer prints ("open", "ready N"), or "" after 30 s or at its exit.
+  std::string read_line() {
+    std::string line;
+    char c = 0;
+    pollfd fd{m_stdout, POLLIN, 0};
+    while (::poll(&fd, 1, 30000) == 1 && ::read(m_stdout, &c, 1) == 1 && c != '\n') line += c;
+    return line;
+  }
+  void send(const std::string& line) {
+    const std::string text = line + "\n";
+    ASSERT_EQ(::write(m_stdin, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  }
+  // Kills with SIGKILL and returns the wait status.
+  int kill_now() {
+    ::kill(m_pid, SIGKILL);
+    return wait();
+  }
+  // Closes its stdin, which makes it close the file and exit; returns the wait status.
+  int finish() {
+    ::close(m_stdin);
+    m_stdin = -1;
+    return wait();
+  }
+
+ private:
+  int wait() {
+    int status = 0;
+    ::waitpid(m_pid, &status, 0);
+    m_pid = -1;
+    return status;
+  }
+  pid_t m_pid = -1;
+  int m_stdin = -1;
+  int m_stdout = -1;
+};
+
+void expect_samples(const Store& store, std::size_t count) {
+  const auto trials = store.trials();
+  ASSERT_EQ(trials.size(), count);
+  for (std::size_t i = 0; i < count; ++i) {
+    const TrialRecord expected = sample_trial(static_cast<std::int64_t>(i));
+    EXPECT_TRUE(trials[i].same_key(expected)) << "trial " << i;
+    EXPECT_EQ(trials[i].objective, expected.objective) << "trial " << i;
+    EXPECT_EQ(trials[i].output_tail, expected.output_tail) << "trial " << i;
+    ASSERT_EQ(trials[i].metrics.size(), 2u) << "trial " << i;
+    EXPECT_EQ(trials[i].metrics[1].value, expected.metrics[1].value) << "trial " << i;
+  }
+}
+
+}  // namespace
+
+TEST(Swmr, ReadsWhileAnotherProcessWrites) {
+  ScratchDir dir;
+  const auto path = dir / "campaign.h5";
+  WriterProcess writer("create", path, 5);
+  ASSERT_EQ(writer.read_line(), "open");
+  ASSERT_EQ(writer.read_line(), "ready 5");
+
+  const Store reader = Store::open_read(path);
+  EXPECT_EQ(reader.campaign().name, "stencil-tuning");
+  expect_samples(reader, 5);
+  writer.send("more 4");
+  ASSERT_EQ(writer.read_line(), "ready 9");
+  expect_samples(reader, 9);                     // the same open Store sees the new rows
+  EXPECT_EQ(reader.events().size(), 9u);
+  EXPECT_EQ(reader.candidates().size(), 5u);
+  try {
+    Store::open_for_append(path);
+    ADD_FAILURE() << "a second writer was let in";
+  } catch (const StoreError& error) {
+    EXPECT_EQ(std::string(error.what()),
+              path.string() + ": is open for writing by another process");
+  }
+  const int status = writer.finish();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  expect_samples(Store::open_read(path), 9);
+}
+
+TEST(Swmr, RecoversAfterWriterIsKilled) {
+  ScratchDir dir;
+  const auto path = dir / "campaign.h5";
+  {
+    WriterProcess writer("create", path, 20);
+    ASSERT_EQ(writer.read_line(), "open");
+    ASSERT_EQ(writer.read_line(), "ready 20");
+    const int status = writer.kill_now();
+    ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  }
+  expect_samples(Store::open_read(path), 20);
+  {
+    Store store = Store::open_for_append(path);
+    EXPECT_FALSE(store.add_trial(sample_trial(19)));   // keys survived the crash
+    append_samples(store, 20, 5);
+  }
+  expect_samples(Store::open_read(path), 25);
+
+  // A second crash on the repaired file, this time by a writer that reopened it.
+  {
+    WriterProcess writer("append", path, 10);
+    ASSERT_EQ(writer.read_line(), "open");
+    ASSERT_EQ(writer.read_line(), "ready 35");
+    writer.kill_now();
+  }
+  { Store store = Store::open_for_append(path); append_samples(store, 35, 1); }
+  const Store store = Store::open_read(path);
+  expect_samples(store, 36);
+  EXPECT_EQ(store.events().size(), 36u);
+  EXPECT_EQ(store.candidates().size(), 18u);
+}
+
+TEST(Swmr, KillMidWriteLosesAtMostTheRecordInProgress) {
+  ScratchDir dir;
+  const auto path = dir / "campaign.h5";
+  {
+    WriterProcess writer("create", path, 1000000);
+    ASSERT_EQ(writer.read_line(), "open");
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    writer.kill_now();
+  }
+  std::size_t recorded = 0;
+  {
+    const Store reader = Store::open_read(path);
+    recorded = reader.trials().size();
+    ASSERT_GT(recorded, 0u);
+    expect_samples(reader, recorded);   // every trial that is there is whole, metrics included
+  }
+  Store store = Store::open_for_append(path);
+  EXPECT_EQ(store.trials().size(), recorded);
+  append_samples(store, static_cast<std::int64_t>(recorded), 3);
+  expect_samples(store, recorded + 3);
+}

@@ -1,0 +1,152 @@
+// Campaign file parsing: values, precedence, and the exact error text users see.
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "flotilla/scheduler/Settings.h"
+
+using namespace flotilla::scheduler;
+
+namespace {
+
+const char* kValid = R"([campaign]
+name = tiling
+seed = 7
+[intent]
+objective = gflops
+direction = maximize
+baseline = tile_x=32 tile_y=8
+[space]
+param = tile_x: int: 8,16,32,64
+param = tile_y: int: 1..16 pow2
+constraint = tile_x * tile_y <= 256
+[explore]
+command = bench --x {tile_x} --y {tile_y}
+repeats = 3
+timeout = 20s
+[evaluate]
+command = verify --shard {shard} --shards {shards} --x {tile_x}
+shards = 4
+gate = top 2 per round
+[search]
+budget = 12
+batch = 4
+)";
+
+class SettingsTest : public ::testing::Test {
+ protected:
+  std::filesystem::path write(const std::string& text) {
+    auto path = std::filesystem::temp_directory_path() / "flotilla_settings_test.ini";
+    std::ofstream(path) << text;
+    return path;
+  }
+  std::string error_of(const std::string& text, const std::vector<std::string>& overrides = {}) {
+    try {
+      load_settings(write(text), overrides);
+    } catch (const ConfigError& e) {
+      return e.what();
+    }
+    return "no error";
+  }
+  static std::string replace(std::string text, const std::string& from, const std::string& to) {
+    auto pos = text.find(from);
+    EXPECT_NE(pos, std::string::npos) << from;
+    return text.replace(pos, from.size(), to);
+  }
+};
+
+}  // namespace
+
+TEST_F(SettingsTest, ReadsEveryValue) {
+  auto s = load_settings(write(kValid), {});
+  EXPECT_EQ(s.name, "tiling");
+  EXPECT_EQ(s.results, "tiling.h5");
+  EXPECT_EQ(s.seed, 7u);
+  EXPECT_EQ(s.objective, "gflops");
+  EXPECT_TRUE(s.maximize);
+  EXPECT_EQ(s.baseline, "tile_x=32 tile_y=8");
+  EXPECT_EQ(s.space.parameters().size(), 2u);
+  EXPECT_EQ(s.space.constraints().size(), 1u);
+  EXPECT_EQ(s.repeats, 3);
+  EXPECT_EQ(s.explore_timeout, std::chrono::seconds(20));
+  EXPECT_EQ(s.shards, 4);
+  EXPECT_EQ(s.gate.top, 2);
+  EXPECT_EQ(s.budget, 12u);
+  EXPECT_EQ(s.batch, 4u);
+  EXPECT_EQ(s.strategy, "random");  // default
+  EXPECT_EQ(s.slots, 0u);
+}
+
+TEST_F(SettingsTest, CommandLineOverridesFileWhichOverridesDefaults) {
+  auto s = load_settings(write(kValid), {"--search.budget=64", "--search.strategy=grid",
+                                         "--space.param=tile_x: int: 8,16"});
+  EXPECT_EQ(s.budget, 64u);
+  EXPECT_EQ(s.strategy, "grid");
+  EXPECT_EQ(s.batch, 4u);
+  ASSERT_EQ(s.space.parameters().size(), 1u);  // replaces the file's list of params
+  EXPECT_EQ(s.space.parameters()[0].values.size(), 2u);
+}
+
+TEST_F(SettingsTest, ErrorsNameFileLineSectionAndKey) {
+  auto f = "flotilla_settings_test.ini";
+  EXPECT_EQ(error_of(replace(kValid, "tile_x: int: 8,16,32,64", "tile_x: int: 8..x")),
+            std::string(f) + ":9: [space] param 'tile_x': '8..x' is not an integer range");
+  EXPECT_EQ(error_of(replace(kValid, "budget = 12", "budget = abc")),
+            std::string(f) + ":21: [search] budget: 'abc' is not a positive integer");
+  EXPECT_EQ(error_of(replace(kValid, "budget = 12", "budgett = 12")),
+            std::string(f) + ":21: [search] unknown key 'budgett' (known: strategy, budget, batch)");
+  EXPECT_EQ(error_of(replace(kValid, "[search]", "[serch]")), std::string(f) + ":21: unknown section [serch]");
+  EXPECT_EQ(error_of(replace(kValid, "timeout = 20s", "timeout = 20 seconds")),
+            std::string(f) + ":15: [explore] timeout: '20 seconds' is not a duration (e.g. 500ms, 20s, 2m, 1h; 0 = none)");
+  EXPECT_EQ(error_of(replace(kValid, "objective = gflops\n", "")), std::string(f) + ": [intent] objective is required");
+  EXPECT_EQ(error_of(replace(kValid, "direction = maximize", "direction = up")),
+            std::string(f) + ":6: [intent] direction: 'up' is not maximize or minimize");
+  EXPECT_EQ(error_of(replace(kValid, "tile_y=8", "tile_y=3")),
+            std::string(f) + ":7: [intent] baseline: '3' is not a value of parameter 'tile_y'");
+  EXPECT_EQ(error_of(replace(kValid, "<= 256", "<= tile_z")),
+            std::string(f) + ":11: [space] constraint 'tile_x * tile_y <= tile_z': unknown name 'tile_z'");
+  EXPECT_EQ(error_of(replace(kValid, "gate = top 2 per round", "gate = best two")),
+            std::string(f) + ":19: [evaluate] gate: 'best two' is not a gate (expected 'top K per round' or 'all')");
+  EXPECT_EQ(error_of(replace(kValid, "batch = 4", "batch = 4\nbatch = 5")),
+            std::string(f) + ":23: [search] batch given twice (first at " + f + ":22)");
+}
+
+TEST_F(SettingsTest, CommandLineErrors) {
+  EXPECT_EQ(error_of(kValid, {"--search.budget=-1"}), "command line: [search] budget: '-1' is not a positive integer");
+  EXPECT_EQ(error_of(kValid, {"--search.budgett=1"}), "command line: unknown option '--search.budgett=1'");
+}
+
+TEST_F(SettingsTest, MissingFile) {
+  try {
+    load_settings("/nonexistent/campaign.ini", {});
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_STREQ(e.what(), "/nonexistent/campaign.ini: cannot open campaign file: No such file or directory");
+  }
+}
+
+TEST_F(SettingsTest, FingerprintIgnoresBudgetButNotCommands) {
+  auto a = load_settings(write(kValid), {});
+  auto b = load_settings(write(kValid), {"--search.budget=99", "--search.seed=3", "--resources.slots=1"});
+  EXPECT_EQ(a.fingerprint(), b.fingerprint());
+  auto c = load_settings(write(kValid), {"--explore.repeats=5"});
+  EXPECT_NE(a.fingerprint(), c.fingerprint());
+}
+
+TEST(Duration, Forms) {
+  EXPECT_EQ(parse_duration("500ms"), std::chrono::milliseconds(500));
+  EXPECT_EQ(parse_duration("2m"), std::chrono::minutes(2));
+  EXPECT_EQ(parse_duration("1h"), std::chrono::hours(1));
+  EXPECT_EQ(parse_duration("0"), std::chrono::milliseconds(0));
+  EXPECT_FALSE(parse_duration("5"));
+  EXPECT_FALSE(parse_duration("s"));
+  EXPECT_FALSE(parse_duration("-1s"));
+}
+
+TEST_F(SettingsTest, CommandPlaceholdersAreCheckedAtLoad) {
+  auto f = std::string("flotilla_settings_test.ini");
+  EXPECT_EQ(error_of(replace(kValid, "--y {tile_y}", "--y {tile_z}")),
+            f + ":13: [explore] command: unknown placeholder {tile_z} (known: candidate, repeat, tile_x, tile_y)");
+  EXPECT_EQ(error_of(replace(kValid, "--x {tile_x}\n", "--x {tile_x} {repeat}\n")),
+            f + ":17: [evaluate] command: unknown placeholder {repeat} (known: candidate, shard, shards, tile_x, tile_y)");
+}
