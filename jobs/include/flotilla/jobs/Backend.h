@@ -6,7 +6,10 @@
 //  - every submitted task comes back from collect() exactly once, as a TaskResult with its id;
 //  - a task's failure (exit code, signal, timeout, bad metrics) is a result, never an exception;
 //  - cancel_all() ends running tasks (status cancelled) and drops queued ones (also returned as
-//    cancelled by the next collect()).
+//    cancelled by the next collect());
+//  - a task counts in queued() or running() until collect() has returned it, so a caller that
+//    loops `while (queued() + running() > 0) collect(...)` sees every result, including tasks
+//    that failed to start and those cancel_all() ended.
 #pragma once
 
 #include <chrono>

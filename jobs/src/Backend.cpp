@@ -1,0 +1,40 @@
+// Backend.cpp — the one explicit list of backends. A new backend (Slurm, the MPI worker) adds a
+// line here; there is deliberately no static-initialiser self-registration, which the linker
+// drops from static libraries.
+#include "flotilla/jobs/Backend.h"
+
+#include <array>
+#include <stdexcept>
+
+#include "LocalBackend.h"
+
+namespace flotilla::jobs {
+namespace {
+
+struct BackendEntry {
+  std::string_view name;
+  std::unique_ptr<Backend> (*make)(const BackendOptions&);
+};
+
+constexpr std::array kBackends{
+    BackendEntry{"local", &make_local_backend},
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_backend(const BackendOptions& options) {
+  for (const auto& entry : kBackends)
+    if (entry.name == options.name) return entry.make(options);
+  std::string known;
+  for (const auto& entry : kBackends)
+    known += (known.empty() ? "" : ", ") + std::string(entry.name);
+  throw std::invalid_argument("unknown backend '" + options.name + "' (known: " + known + ")");
+}
+
+std::vector<std::string_view> backend_names() {
+  std::vector<std::string_view> names;
+  for (const auto& entry : kBackends) names.push_back(entry.name);
+  return names;
+}
+
+}  // namespace flotilla::jobs

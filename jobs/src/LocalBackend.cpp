@@ -1,0 +1,129 @@
+// LocalBackend.cpp — the local backend's event loop (LocalBackend.h).
+//
+// One poll() watches every running task's output pipe and pidfd, with a timeout set by the
+// nearest task deadline or the caller's wait, so the loop sleeps until something happens.
+// Invariants: at most `slots` processes run; each submitted task leaves exactly once, through
+// m_finished; tasks start in submission order; a task that cannot even start never takes a slot;
+// queued() + running() == submitted - returned by collect().
+#include "LocalBackend.h"
+
+#include <poll.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <thread>
+#include <utility>
+
+namespace flotilla::jobs {
+namespace {
+
+unsigned resolve_slots(unsigned requested) {
+  if (requested > 0) return requested;
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+TaskResult failure_result(const TaskSpec& spec, const SpawnFailure& failure) {
+  TaskResult result;
+  result.id = spec.id;
+  result.status = TaskStatus::failed;
+  result.start = result.end = epoch_seconds();
+  result.exit_code = failure.exit_code;
+  result.reason = failure.reason;
+  return result;
+}
+
+TaskResult cancelled_result(const TaskSpec& spec) {
+  TaskResult result;
+  result.id = spec.id;
+  result.status = TaskStatus::cancelled;
+  result.start = result.end = epoch_seconds();
+  result.reason = "cancelled";
+  return result;
+}
+
+}  // namespace
+
+LocalBackend::LocalBackend(const BackendOptions& options)
+    : m_slots(resolve_slots(options.slots)), m_spawner(options.path_prepend) {}
+
+void LocalBackend::submit(std::vector<TaskSpec> tasks) {
+  for (auto& task : tasks) m_queue.push_back(std::move(task));
+  start_queued();
+}
+
+void LocalBackend::start_queued() {
+  while (!m_queue.empty() && m_running.size() < m_slots) {
+    TaskSpec spec = std::move(m_queue.front());
+    m_queue.pop_front();
+    auto spawned = m_spawner.spawn(spec);
+    if (auto* failure = std::get_if<SpawnFailure>(&spawned))
+      m_finished.push_back(failure_result(spec, *failure));
+    else
+      m_running.push_back(
+          std::make_unique<TaskRun>(std::move(spec), std::move(std::get<SpawnedProcess>(spawned))));
+  }
+}
+
+std::vector<TaskResult> LocalBackend::collect(std::chrono::milliseconds wait) {
+  const auto until = TaskRun::Clock::now() + wait;
+  for (;;) {
+    start_queued();
+    // Nothing in flight: nothing more can finish, so do not sleep out the wait.
+    if (m_running.empty()) break;
+    wait_for_events(m_finished.empty() ? until : TaskRun::Clock::now());
+    move_done_to_finished();
+    start_queued();  // refill freed slots before returning, so they do not idle until next call
+    if (!m_finished.empty() || TaskRun::Clock::now() >= until) break;
+  }
+  m_finished_unstarted = 0;
+  return std::exchange(m_finished, {});
+}
+
+void LocalBackend::wait_for_events(TaskRun::Clock::time_point until) {
+  std::vector<pollfd> fds;
+  std::vector<std::pair<TaskRun*, bool>> owners;  // (task, is the exit fd)
+  for (const auto& run : m_running) {
+    if (run->output_fd() >= 0) {
+      fds.push_back({run->output_fd(), POLLIN, 0});
+      owners.emplace_back(run.get(), false);
+    }
+    if (run->exit_fd() >= 0) {
+      fds.push_back({run->exit_fd(), POLLIN, 0});
+      owners.emplace_back(run.get(), true);
+    }
+    if (auto next = run->next_check()) until = std::min(until, *next);
+  }
+  const auto timeout = std::chrono::ceil<std::chrono::milliseconds>(until - TaskRun::Clock::now());
+  const int ready =
+      ::poll(fds.data(), fds.size(), static_cast<int>(std::max<long long>(0, timeout.count())));
+  for (std::size_t i = 0; ready > 0 && i < fds.size(); ++i) {
+    if (fds[i].revents == 0) continue;
+    if (owners[i].second)
+      owners[i].first->on_exit_ready();
+    else
+      owners[i].first->on_output();
+  }
+  const auto now = TaskRun::Clock::now();
+  for (const auto& run : m_running) run->check(now);
+}
+
+void LocalBackend::move_done_to_finished() {
+  auto done = std::stable_partition(m_running.begin(), m_running.end(),
+                                    [](const auto& run) { return !run->done(); });
+  for (auto it = done; it != m_running.end(); ++it) m_finished.push_back((*it)->result());
+  m_running.erase(done, m_running.end());
+}
+
+void LocalBackend::cancel_all() {
+  for (const auto& spec : m_queue) m_finished.push_back(cancelled_result(spec));
+  m_finished_unstarted += m_queue.size();
+  m_queue.clear();
+  for (const auto& run : m_running) run->cancel();
+  move_done_to_finished();
+}
+
+std::unique_ptr<Backend> make_local_backend(const BackendOptions& options) {
+  return std::make_unique<LocalBackend>(options);
+}
+
+}  // namespace flotilla::jobs

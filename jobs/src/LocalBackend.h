@@ -1,0 +1,49 @@
+// LocalBackend.h — runs tasks as processes on this machine, at most `slots` at a time (internal;
+// reached through make_backend("local")).
+//
+// Not thread-safe, and single-threaded by design: work happens only inside submit(), collect()
+// and cancel_all(), so output is read and timeouts are enforced only while the caller is in
+// collect(); between calls a task that fills its 64 KiB pipe simply blocks. Tasks die with the
+// thread that started them (PR_SET_PDEATHSIG), so drive a backend from a long-lived thread.
+#pragma once
+
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include "Process.h"
+#include "TaskRun.h"
+#include "flotilla/jobs/Backend.h"
+
+namespace flotilla::jobs {
+
+class LocalBackend final : public Backend {
+ public:
+  explicit LocalBackend(const BackendOptions& options);
+
+  std::string_view name() const override { return "local"; }
+  void submit(std::vector<TaskSpec> tasks) override;
+  std::vector<TaskResult> collect(std::chrono::milliseconds wait) override;
+  // Results not yet collected still count (Backend.h), as queued if they never started.
+  std::size_t queued() const override { return m_queue.size() + m_finished_unstarted; }
+  std::size_t running() const override {
+    return m_running.size() + m_finished.size() - m_finished_unstarted;
+  }
+  void cancel_all() override;
+
+ private:
+  void start_queued();
+  void wait_for_events(TaskRun::Clock::time_point until);
+  void move_done_to_finished();
+
+  unsigned m_slots;
+  Spawner m_spawner;
+  std::deque<TaskSpec> m_queue;
+  std::vector<std::unique_ptr<TaskRun>> m_running;
+  std::vector<TaskResult> m_finished;    // done, not yet returned by collect()
+  std::size_t m_finished_unstarted = 0;  // of those, cancelled before they started
+};
+
+std::unique_ptr<Backend> make_local_backend(const BackendOptions& options);
+
+}  // namespace flotilla::jobs

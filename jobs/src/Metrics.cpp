@@ -1,0 +1,158 @@
+// Metrics.cpp — the metrics protocol (Metrics.h, docs/metrics.md): pure functions over lines.
+//
+// Invariants: a line is either not a metric line, a list of finite metrics, or one error that
+// quotes the offending "name=value" text. Merging keeps first-seen order and lets a later value
+// of a name replace the earlier one in place. The collector never holds more than one line.
+#include "flotilla/jobs/Metrics.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+namespace flotilla::jobs {
+namespace {
+
+constexpr std::string_view kPrefix = "flotilla-metric:";
+constexpr std::size_t kMaxLineBytes = 64 * 1024;
+
+bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
+
+bool is_name_start(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; }
+
+bool is_valid_name(std::string_view name) {
+  if (name.empty() || !is_name_start(name.front())) return false;
+  return std::all_of(name.begin(), name.end(),
+                     [](char c) { return is_name_start(c) || (c >= '0' && c <= '9') || c == '.'; });
+}
+
+void merge_metric(MetricList& metrics, std::string_view name, double value) {
+  auto it = std::find_if(metrics.begin(), metrics.end(),
+                         [&](const auto& entry) { return entry.first == name; });
+  if (it != metrics.end())
+    it->second = value;
+  else
+    metrics.emplace_back(std::string(name), value);
+}
+
+// Returns the value, or why the text is not an acceptable one. from_chars also accepts "nan" and
+// "inf" spellings; they are caught by the finiteness check so that the message says why.
+std::variant<double, std::string> parse_number(std::string_view text) {
+  if (text.size() > 1 && text.front() == '+' && text[1] != '-' && text[1] != '+')
+    text.remove_prefix(1);  // from_chars rejects an explicit '+', which people do write
+  double value = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (ec == std::errc::result_out_of_range) return std::string("value is out of range");
+  if (ec != std::errc() || ptr != end || text.empty()) return std::string("value is not a number");
+  if (!std::isfinite(value)) return std::string("value is not finite");
+  return value;
+}
+
+MetricLineParse parse_key_values(std::string_view rest) {
+  MetricList metrics;
+  std::size_t pos = 0;
+  while (pos < rest.size()) {
+    if (is_blank(rest[pos])) {
+      ++pos;
+      continue;
+    }
+    std::size_t end = pos;
+    while (end < rest.size() && !is_blank(rest[end])) ++end;
+    const std::string_view token = rest.substr(pos, end - pos);
+    pos = end;
+    const std::string quoted = "'" + std::string(token) + "': ";
+    const std::size_t eq = token.find('=');
+    if (eq == std::string_view::npos) return MetricLineError{quoted + "expected name=value"};
+    const std::string_view name = token.substr(0, eq);
+    if (!is_valid_name(name))
+      return MetricLineError{quoted + "bad metric name '" + std::string(name) + "'"};
+    auto value = parse_number(token.substr(eq + 1));
+    if (auto* message = std::get_if<std::string>(&value)) return MetricLineError{quoted + *message};
+    merge_metric(metrics, name, std::get<double>(value));
+  }
+  return metrics;
+}
+
+// A '{' line that mentions "metrics" but is not JSON is almost certainly a broken metric line,
+// most often Python's json.dumps writing NaN or Infinity; say so instead of ignoring it.
+MetricLineParse explain_bad_json(std::string_view line) {
+  if (line.find("\"metrics\"") == std::string_view::npos) return NotAMetricLine{};
+  if (line.find("NaN") != std::string_view::npos || line.find("Infinity") != std::string_view::npos)
+    return MetricLineError{"value is not finite (NaN and Infinity are not JSON numbers)"};
+  try {
+    [[maybe_unused]] const auto reparsed = nlohmann::ordered_json::parse(line);
+  } catch (const nlohmann::json::parse_error& error) {
+    return MetricLineError{"metrics line is not valid JSON (at column " +
+                           std::to_string(error.byte) + ")"};
+  }
+  return NotAMetricLine{};  // unreachable in practice: the first parse failed
+}
+
+MetricLineParse parse_json(std::string_view line) {
+  // ordered_json keeps the members in printed order, which MetricList promises.
+  const auto doc = nlohmann::ordered_json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return explain_bad_json(line);
+  if (!doc.is_object()) return NotAMetricLine{};
+  const auto it = doc.find("metrics");
+  if (it == doc.end()) return NotAMetricLine{};
+  if (!it->is_object()) return MetricLineError{"\"metrics\" is not an object"};
+  MetricList metrics;
+  for (const auto& [name, value] : it->items()) {
+    const std::string quoted = "'" + name + "=" + value.dump() + "': ";
+    if (!is_valid_name(name)) return MetricLineError{quoted + "bad metric name '" + name + "'"};
+    if (!value.is_number()) return MetricLineError{quoted + "value is not a number"};
+    const double number = value.get<double>();
+    if (!std::isfinite(number)) return MetricLineError{quoted + "value is not finite"};
+    merge_metric(metrics, name, number);
+  }
+  return metrics;
+}
+
+}  // namespace
+
+MetricLineParse parse_metric_line(std::string_view line) {
+  if (line.starts_with(kPrefix)) return parse_key_values(line.substr(kPrefix.size()));
+  const auto first = std::find_if_not(line.begin(), line.end(), is_blank);
+  if (first != line.end() && *first == '{') return parse_json(line);
+  return NotAMetricLine{};
+}
+
+void MetricCollector::feed(std::string_view chunk) {
+  while (!chunk.empty()) {
+    const std::size_t newline = chunk.find('\n');
+    const std::string_view piece = chunk.substr(0, newline);
+    const bool complete = newline != std::string_view::npos;
+    chunk.remove_prefix(complete ? newline + 1 : chunk.size());
+    if (complete && m_partial.empty() && !m_overlong) {  // common case: a whole line, no copy
+      ++m_line_number;
+      if (piece.size() <= kMaxLineBytes) take_line(piece);
+      continue;
+    }
+    if (!m_overlong && m_partial.size() + piece.size() > kMaxLineBytes) {
+      m_overlong = true;  // not a metric line; drop it instead of buffering it whole
+      m_partial = std::string();
+    }
+    if (!m_overlong) m_partial.append(piece);
+    if (!complete) return;
+    ++m_line_number;
+    if (!m_overlong) take_line(m_partial);
+    m_partial.clear();
+    m_overlong = false;
+  }
+}
+
+void MetricCollector::finish() {
+  if (!m_partial.empty() || m_overlong) feed("\n");
+}
+
+void MetricCollector::take_line(std::string_view line) {
+  auto parsed = parse_metric_line(line);
+  if (auto* metrics = std::get_if<MetricList>(&parsed)) {
+    for (const auto& [name, value] : *metrics) merge_metric(m_metrics, name, value);
+  } else if (auto* error = std::get_if<MetricLineError>(&parsed); error && !m_error) {
+    m_error = "output line " + std::to_string(m_line_number) + ": " + error->message;
+  }
+}
+
+}  // namespace flotilla::jobs

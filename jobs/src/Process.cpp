@@ -1,0 +1,240 @@
+// Process.cpp — fork/exec of one task (Process.h).
+//
+// Exec errors travel from the child through a close-on-exec "report" pipe: end-of-file means the
+// exec succeeded, a ChildReport means it did not. PATH lookup happens in the parent (execvp is
+// not async-signal-safe and would search the scheduler's PATH, not the task's).
+#include "Process.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <optional>
+#include <stdexcept>
+#include <system_error>
+
+extern char** environ;
+
+namespace flotilla::jobs {
+
+// Built before fork; the child only reads it. The char* arrays point into the strings, so a plan
+// is filled in place and never moved afterwards.
+struct ExecPlan {
+  std::string path;  // argv[0] resolved on PATH, or argv[0] itself when it contains '/'
+  std::vector<std::string> argv_text, env_text;
+  std::vector<char*> argv, envp;
+  std::string workdir;
+
+  void seal() {
+    for (auto& text : argv_text) argv.push_back(text.data());
+    argv.push_back(nullptr);
+    for (auto& text : env_text) envp.push_back(text.data());
+    envp.push_back(nullptr);
+  }
+};
+
+namespace {
+
+// What the child writes to the report pipe when it cannot exec.
+struct ChildReport {
+  enum Stage : int { setup, chdir, exec } stage;
+  int error;
+};
+
+std::string error_text(int error) { return std::generic_category().message(error); }
+
+int exit_code_for(int error) { return error == ENOENT ? 127 : 126; }  // the shell's convention
+
+// Returns the path to exec (relative to the task's workdir), or an errno like execvp's.
+std::variant<std::string, int> find_executable(const std::string& name, const std::string& path,
+                                               const std::filesystem::path& workdir) {
+  if (name.find('/') != std::string::npos) return name;  // the child's execve reports errors
+  if (name.empty()) return ENOENT;
+  int error = ENOENT;
+  for (std::size_t begin = 0; begin <= path.size();) {
+    std::size_t end = path.find(':', begin);
+    if (end == std::string::npos) end = path.size();
+    const std::string dir = end == begin ? "." : path.substr(begin, end - begin);
+    begin = end + 1;
+    const std::string candidate = dir + "/" + name;
+    const std::string probe =
+        candidate.front() != '/' && !workdir.empty() ? (workdir / candidate).string() : candidate;
+    struct stat info {};
+    if (::stat(probe.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) continue;
+    if (::access(probe.c_str(), X_OK) == 0) return candidate;
+    error = EACCES;  // like execvp: remember, but a later directory may still have it
+  }
+  return error;
+}
+
+std::vector<std::string> build_environment(const TaskSpec& spec, const std::string& path,
+                                           bool set_path) {
+  std::vector<std::string> env;
+  const auto assign = [&env](const std::string& key, const std::string& value) {
+    const std::string prefix = key + "=";
+    for (auto& entry : env)
+      if (entry.starts_with(prefix)) return void(entry = prefix + value);
+    env.push_back(prefix + value);
+  };
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry)
+    env.emplace_back(*entry);
+  for (const auto& [key, value] : spec.env) assign(key, value);
+  if (set_path) assign("PATH", path);  // tasks see the same PATH their argv[0] was found on
+  return env;
+}
+
+// False with errno set (EMFILE, ENFILE): the task fails to start, the backend carries on.
+bool make_pipe(Fd& read_end, Fd& write_end) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return false;
+  read_end = Fd(fds[0]);
+  write_end = Fd(fds[1]);
+  return true;
+}
+
+[[noreturn]] void report_and_exit(int report_fd, ChildReport::Stage stage) {
+  const ChildReport report{stage, errno};
+  [[maybe_unused]] auto written = ::write(report_fd, &report, sizeof report);
+  ::_exit(127);
+}
+
+// Runs in the forked child: async-signal-safe calls only, no allocation.
+[[noreturn]] void exec_child(const ExecPlan& plan, int out_fd, int dev_null, int report_fd,
+                             pid_t parent) {
+  ::setpgid(0, 0);
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) report_and_exit(report_fd, ChildReport::setup);
+  if (::getppid() != parent) ::_exit(127);  // the scheduler died before prctl took effect
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  struct sigaction default_action {};
+  default_action.sa_handler = SIG_DFL;
+  for (int sig = 1; sig < NSIG; ++sig) ::sigaction(sig, &default_action, nullptr);  // undo SIG_IGN
+  if (::dup2(dev_null, 0) < 0 || ::dup2(out_fd, 1) < 0 || ::dup2(out_fd, 2) < 0)
+    report_and_exit(report_fd, ChildReport::setup);
+  ::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);  // fds others opened without O_CLOEXEC stay ours
+  if (!plan.workdir.empty() && ::chdir(plan.workdir.c_str()) != 0)
+    report_and_exit(report_fd, ChildReport::chdir);
+  ::execve(plan.path.c_str(), plan.argv.data(), plan.envp.data());
+  report_and_exit(report_fd, ChildReport::exec);
+}
+
+// Reads the child's report: empty when the exec succeeded.
+std::optional<ChildReport> read_report(const Fd& report) {
+  ChildReport message{};
+  for (;;) {
+    const ssize_t n = ::read(report.get(), &message, sizeof message);
+    if (n < 0 && errno == EINTR) continue;
+    if (n == static_cast<ssize_t>(sizeof message)) return message;
+    if (n <= 0) return std::nullopt;
+    return ChildReport{ChildReport::setup, EIO};  // a torn report: should not happen
+  }
+}
+
+SpawnFailure describe(const ChildReport& report, const TaskSpec& spec) {
+  const std::string error = error_text(report.error);
+  switch (report.stage) {
+    case ChildReport::chdir:
+      return {"cannot change directory to '" + spec.workdir.string() + "': " + error, 127};
+    case ChildReport::exec:
+      return {"cannot execute '" + spec.argv.front() + "': " + error, exit_code_for(report.error)};
+    case ChildReport::setup:
+      break;
+  }
+  return {"cannot start '" + spec.argv.front() + "': " + error, 127};
+}
+
+Fd open_pidfd(pid_t pid) {
+#ifdef SYS_pidfd_open
+  const long fd = ::syscall(SYS_pidfd_open, pid, 0);  // Linux >= 5.3; the fd is close-on-exec
+  if (fd >= 0) return Fd(static_cast<int>(fd));
+#endif
+  (void)pid;
+  return Fd();  // the backend falls back to polling waitpid
+}
+
+}  // namespace
+
+Spawner::Spawner(std::vector<std::filesystem::path> path_prepend)
+    : m_path_prepend(std::move(path_prepend)),
+      m_dev_null(::open("/dev/null", O_RDONLY | O_CLOEXEC)) {
+  if (!m_dev_null) throw std::system_error(errno, std::generic_category(), "open /dev/null");
+}
+
+std::string Spawner::search_path(const TaskSpec& spec) const {
+  std::string path;
+  for (const auto& dir : m_path_prepend) path += dir.string() + ":";
+  const char* inherited = std::getenv("PATH");
+  std::string base = inherited ? inherited : "/usr/local/bin:/usr/bin:/bin";
+  for (const auto& [key, value] : spec.env)
+    if (key == "PATH") base = value;
+  return path + base;
+}
+
+SpawnResult Spawner::spawn(const TaskSpec& spec) const {
+  if (spec.argv.empty()) return SpawnFailure{"empty command", 127};
+  const std::string path = search_path(spec);
+  auto found = find_executable(spec.argv.front(), path, spec.workdir);
+  if (const int* error = std::get_if<int>(&found))
+    return SpawnFailure{"cannot execute '" + spec.argv.front() + "': " + error_text(*error),
+                        exit_code_for(*error)};
+  ExecPlan plan{std::move(std::get<std::string>(found)),
+                spec.argv,
+                build_environment(spec, path, !m_path_prepend.empty()),
+                {},
+                {},
+                spec.workdir.string()};
+  plan.seal();
+  return fork_and_exec(plan, spec);
+}
+
+SpawnResult Spawner::fork_and_exec(const ExecPlan& plan, const TaskSpec& spec) const {
+  Fd out_read, out_write, report_read, report_write;
+  const pid_t parent = ::getpid();
+  const pid_t pid =
+      make_pipe(out_read, out_write) && make_pipe(report_read, report_write) ? ::fork() : -1;
+  if (pid < 0) {
+    const int error = errno;
+    return SpawnFailure{"cannot start '" + spec.argv.front() + "': " + error_text(error)};
+  }
+  if (pid == 0) exec_child(plan, out_write.get(), m_dev_null.get(), report_write.get(), parent);
+  ::setpgid(pid, pid);  // also here, so that kill(-pid) works whichever side runs first
+  out_write.reset();
+  report_write.reset();
+  if (auto report = read_report(report_read)) {
+    wait_blocking(pid);
+    return describe(*report, spec);
+  }
+  ::fcntl(out_read.get(), F_SETFL, ::fcntl(out_read.get(), F_GETFL) | O_NONBLOCK);
+  return SpawnedProcess{pid, open_pidfd(pid), std::move(out_read)};
+}
+
+void kill_group(pid_t pgid) {
+  ::kill(-pgid, SIGKILL);
+  ::kill(pgid, SIGKILL);
+}
+
+bool has_exited(pid_t pid) {
+  siginfo_t info{};
+  if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0)
+    return errno == ECHILD;  // reaped elsewhere: it has certainly exited
+  return info.si_pid == pid;
+}
+
+bool group_exists(pid_t pgid) { return ::kill(-pgid, 0) == 0 || errno == EPERM; }
+
+int wait_blocking(pid_t pid) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return -1;
+  return status;
+}
+
+}  // namespace flotilla::jobs

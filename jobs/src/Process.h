@@ -1,0 +1,62 @@
+// Process.h — starting one task process for the local backend (internal).
+//
+// The child is the leader of its own process group (so a timeout or cancel kills everything it
+// started), dies with the scheduler (PR_SET_PDEATHSIG), reads /dev/null and writes stdout and
+// stderr into one pipe. Everything the child needs is prepared before fork(), so that between
+// fork and exec it makes only async-signal-safe calls (the scheduler may have other threads).
+// Caveat: PR_SET_PDEATHSIG fires when the *thread* that forked exits, so drive a backend from a
+// thread that lives as long as its tasks.
+#pragma once
+
+#include <sys/types.h>
+
+#include <filesystem>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "Fd.h"
+#include "flotilla/jobs/Task.h"
+
+namespace flotilla::jobs {
+
+struct SpawnedProcess {
+  pid_t pid = -1;  // also the process group id
+  Fd pidfd;        // readable once the process exits; empty where the kernel lacks pidfd_open
+  Fd output;       // non-blocking read end of the stdout+stderr pipe
+};
+
+struct SpawnFailure {
+  std::string reason;  // "cannot execute 'foo': No such file or directory"
+  int exit_code = 127;
+};
+
+using SpawnResult = std::variant<SpawnedProcess, SpawnFailure>;
+
+struct ExecPlan;  // Process.cpp: what the child needs, prepared before fork
+
+class Spawner {
+ public:
+  explicit Spawner(std::vector<std::filesystem::path> path_prepend);
+  // Returns once the child has exec'd or failed to: exec errors come back as a SpawnFailure.
+  SpawnResult spawn(const TaskSpec& spec) const;
+
+ private:
+  std::string search_path(const TaskSpec& spec) const;
+  SpawnResult fork_and_exec(const ExecPlan& plan, const TaskSpec& spec) const;
+  std::vector<std::filesystem::path> m_path_prepend;
+  Fd m_dev_null;
+};
+
+// SIGKILL to the whole group led by `pgid` (and to the leader itself, in case it has not yet
+// become a group leader). Call it only while the leader is unreaped (running or a zombie): only
+// then can its pid not have been reused by an unrelated process.
+void kill_group(pid_t pgid);
+// Whether any process (zombies included) is still in the group. Only signal 0 is sent.
+bool group_exists(pid_t pgid);
+// Whether the child has exited, without reaping it (so its pid and group id stay reserved).
+bool has_exited(pid_t pid);
+// Blocking waitpid that retries on EINTR; returns the wait status, or -1 if not our child.
+int wait_blocking(pid_t pid);
+
+}  // namespace flotilla::jobs

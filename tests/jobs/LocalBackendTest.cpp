@@ -1,0 +1,207 @@
+// LocalBackendTest.cpp — what only the local backend promises: PATH lookup with path_prepend,
+// environment and working directory, exec errors as results, the registry, no leftover
+// processes, and that a grandchild which leaves the group cannot hold a task open.
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <cerrno>
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
+#include <thread>
+
+#include "BackendTestUtil.h"
+
+namespace flotilla::jobs::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::unique_ptr<Backend> local(unsigned slots, std::vector<std::filesystem::path> prepend = {}) {
+  BackendOptions options;
+  options.slots = slots;
+  options.path_prepend = std::move(prepend);
+  return make_backend(options);
+}
+
+void write_script(const std::filesystem::path& path, const std::string& body,
+                  bool executable = true) {
+  std::ofstream(path) << "#!/bin/sh\n" << body << "\n";
+  ::chmod(path.c_str(), executable ? 0755 : 0644);
+}
+
+TEST(Registry, KnownAndUnknownNames) {
+  EXPECT_EQ(backend_names(), std::vector<std::string_view>{"local"});
+  EXPECT_EQ(local(3)->name(), "local");
+  BackendOptions options;
+  options.name = "x";
+  try {
+    make_backend(options);
+    FAIL() << "no exception";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_STREQ(error.what(), "unknown backend 'x' (known: local)");
+  }
+}
+
+TEST(LocalBackend, CommandNotFound) {
+  auto backend = local(1);
+  TaskSpec spec = argv_task(4, {"flotilla-no-such-command"});
+  const TaskResult result = run_one(*backend, spec);
+  EXPECT_EQ(result.id, 4u);
+  EXPECT_EQ(result.status, TaskStatus::failed);
+  EXPECT_EQ(result.reason, "cannot execute 'flotilla-no-such-command': No such file or directory");
+  EXPECT_EQ(result.exit_code, 127);
+  // With a '/' there is no PATH lookup: the error comes from execve in the child.
+  spec.argv = {"/nonexistent/flotilla-tool", "--flag"};
+  EXPECT_EQ(run_one(*backend, spec).reason,
+            "cannot execute '/nonexistent/flotilla-tool': No such file or directory");
+  EXPECT_EQ(backend->running(), 0u);
+}
+
+TEST(LocalBackend, NotExecutable) {
+  ScratchDir dir;
+  write_script(dir.path() / "tool", "exit 0", /*executable=*/false);
+  auto backend = local(1);
+  const TaskResult result = run_one(*backend, argv_task(1, {(dir.path() / "tool").string()}));
+  EXPECT_EQ(result.reason,
+            "cannot execute '" + (dir.path() / "tool").string() + "': Permission denied");
+  EXPECT_EQ(result.exit_code, 126);
+}
+
+TEST(LocalBackend, PathPrependComesFirstAndIsExported) {
+  ScratchDir dir;
+  write_script(dir.path() / "true", "echo flotilla-metric: prepended=1; echo \"PATH=$PATH\"");
+  auto backend = local(1, {dir.path()});
+  const TaskResult result = run_one(*backend, argv_task(1, {"true"}, "prepended"));
+  EXPECT_EQ(result.status, TaskStatus::ok) << result.reason;
+  EXPECT_EQ(result.objective, 1);
+  EXPECT_NE(result.output_tail.find("PATH=" + dir.path().string() + ":"), std::string::npos);
+}
+
+TEST(LocalBackend, EnvironmentAndWorkdir) {
+  ScratchDir dir;
+  auto backend = local(1);
+  TaskSpec spec =
+      sh_task(1, "echo \"flotilla-metric: x=$FLOTILLA_TEST_X\"; echo \"$HOME_LIKE\"; pwd");
+  spec.env = {{"FLOTILLA_TEST_X", "42"}, {"HOME_LIKE", "a b; c"}};
+  spec.workdir = dir.path();
+  const TaskResult result = run_one(*backend, spec);
+  EXPECT_EQ(result.status, TaskStatus::ok) << result.reason;
+  EXPECT_EQ(result.metrics, (MetricList{{"x", 42}}));
+  EXPECT_EQ(result.output_tail, "flotilla-metric: x=42\na b; c\n" + dir.path().string() + "\n");
+}
+
+TEST(LocalBackend, MissingWorkdir) {
+  auto backend = local(1);
+  TaskSpec spec = sh_task(1, "true");
+  spec.workdir = "/nonexistent/flotilla-dir";
+  EXPECT_EQ(run_one(*backend, spec).reason,
+            "cannot change directory to '/nonexistent/flotilla-dir': No such file or directory");
+}
+
+TEST(LocalBackend, GrandchildThatLeavesTheGroupDoesNotHoldTheTask) {
+  auto backend = local(1);
+  const auto start = SteadyClock::now();
+  // setsid puts the sleeper in a new session: the group kill misses it, and it keeps the pipe.
+  const TaskResult result =
+      run_one(*backend, sh_task(1, "setsid sleep 30 & echo $!; echo flotilla-metric: x=1"));
+  EXPECT_LT(seconds_since(start), 10.0);
+  EXPECT_EQ(result.status, TaskStatus::ok) << result.reason;
+  EXPECT_EQ(result.metrics, (MetricList{{"x", 1}}));
+  const pid_t escaped = std::atoi(result.output_tail.c_str());
+  ASSERT_GT(escaped, 0);
+  ::kill(escaped, SIGKILL);
+}
+
+TEST(LocalBackend, DestructorKillsRunningTasks) {
+  ScratchDir dir;
+  const auto pid_file = dir.path() / "pid";
+  {
+    auto backend = local(1);
+    backend->submit({sh_task(1, "sleep 30 & echo $! > " + pid_file.string() + "; sleep 30")});
+    const auto deadline = SteadyClock::now() + 10s;
+    while (read_file(pid_file).empty() && SteadyClock::now() < deadline)
+      (void)backend->collect(50ms);
+  }
+  const pid_t grandchild = std::atoi(read_file(pid_file).c_str());
+  ASSERT_GT(grandchild, 0);
+  EXPECT_TRUE(becomes_dead(grandchild));
+}
+
+std::size_t open_fds() {
+  return std::distance(std::filesystem::directory_iterator("/proc/self/fd"),
+                       std::filesystem::directory_iterator());
+}
+
+TEST(LocalBackend, LeavesNoFdsOrChildrenBehind) {
+  const std::size_t fds_before = open_fds();
+  {
+    auto backend = local(3);
+    std::vector<TaskSpec> tasks;
+    for (std::uint64_t id = 0; id < 30; ++id)
+      tasks.push_back(sh_task(id, id % 2 ? "exit 1" : "echo x"));
+    tasks.push_back(argv_task(30, {"flotilla-no-such-command"}));
+    tasks.push_back(argv_task(31, {"/nonexistent/tool"}));
+    tasks.push_back(sh_task(32, "sleep 30", "", 200ms));
+    backend->submit(tasks);
+    EXPECT_EQ(collect_results(*backend, tasks.size()).size(), tasks.size());
+    backend->submit({sh_task(40, "sleep 30"), sh_task(41, "sleep 30")});
+    backend->cancel_all();
+    EXPECT_EQ(backend->collect(0ms).size(), 2u);
+    backend->submit({sh_task(50, "sleep 30")});  // left running for the destructor
+  }
+  EXPECT_EQ(open_fds(), fds_before);
+  int status = 0;
+  EXPECT_EQ(::waitpid(-1, &status, WNOHANG), -1);  // no child, not even a zombie
+  EXPECT_EQ(errno, ECHILD);
+}
+
+// Exactly-once must survive running out of file descriptors: the task fails, nothing throws.
+TEST(LocalBackend, NoFileDescriptorsLeftIsAFailedResult) {
+  auto backend = local(1);
+  rlimit saved{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &saved), 0);
+  const int lowest_free = ::dup(0);
+  ::close(lowest_free);
+  rlimit tight = saved;
+  tight.rlim_cur = static_cast<rlim_t>(lowest_free);  // no new fd can be opened
+  ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &tight), 0);
+  backend->submit({sh_task(1, "true")});
+  auto results = backend->collect(0ms);
+  ::setrlimit(RLIMIT_NOFILE, &saved);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results.front().status, TaskStatus::failed);
+  EXPECT_EQ(results.front().reason, "cannot start '/bin/sh': Too many open files");
+  EXPECT_EQ(run_one(*backend, sh_task(2, "true")).status, TaskStatus::ok);
+}
+
+TEST(LocalBackend, ZeroSlotsMeansHardwareThreads) {
+  auto backend = local(0);
+  std::vector<TaskSpec> tasks;
+  for (std::uint64_t id = 0; id < 64; ++id) tasks.push_back(sh_task(id, "sleep 5"));
+  backend->submit(tasks);
+  const std::size_t expected = std::max(1u, std::thread::hardware_concurrency());
+  EXPECT_EQ(backend->running(), std::min(expected, tasks.size()));
+  backend->cancel_all();
+}
+
+// Not a benchmark gate: prints the rate so regressions are visible in the test log.
+TEST(LocalBackend, ThroughputOfEmptyTasks) {
+  auto backend = local(2);
+  constexpr std::uint64_t kTasks = 500;
+  std::vector<TaskSpec> tasks;
+  for (std::uint64_t id = 0; id < kTasks; ++id) tasks.push_back(argv_task(id, {"true"}));
+  const auto start = SteadyClock::now();
+  backend->submit(tasks);
+  const auto results = collect_results(*backend, kTasks);
+  const double elapsed = seconds_since(start);
+  ASSERT_EQ(results.size(), kTasks);
+  for (const auto& result : results) EXPECT_EQ(result.status, TaskStatus::ok) << result.reason;
+  std::printf("[ rate     ] %llu x true on 2 slots: %.2f s, %.0f tasks/s\n",
+              static_cast<unsigned long long>(kTasks), elapsed, kTasks / elapsed);
+}
+
+}  // namespace
+}  // namespace flotilla::jobs::test

@@ -1,0 +1,131 @@
+// MetricsTest.cpp — the metrics protocol of Metrics.h: both line forms, exact error messages and
+// the collector's handling of chunks split anywhere.
+#include <gtest/gtest.h>
+
+#include "flotilla/jobs/Metrics.h"
+
+namespace flotilla::jobs {
+namespace {
+
+MetricList parsed_metrics(std::string_view line) {
+  auto parsed = parse_metric_line(line);
+  EXPECT_TRUE(std::holds_alternative<MetricList>(parsed)) << line;
+  return std::holds_alternative<MetricList>(parsed) ? std::get<MetricList>(parsed) : MetricList{};
+}
+
+std::string parse_error(std::string_view line) {
+  auto parsed = parse_metric_line(line);
+  EXPECT_TRUE(std::holds_alternative<MetricLineError>(parsed)) << line;
+  return std::holds_alternative<MetricLineError>(parsed) ? std::get<MetricLineError>(parsed).message
+                                                         : "";
+}
+
+bool is_ordinary(std::string_view line) {
+  return std::holds_alternative<NotAMetricLine>(parse_metric_line(line));
+}
+
+TEST(MetricLine, KeyValueForm) {
+  EXPECT_EQ(parsed_metrics("flotilla-metric: gflops=12.5 time_s=0.0123"),
+            (MetricList{{"gflops", 12.5}, {"time_s", 0.0123}}));
+  EXPECT_EQ(parsed_metrics("flotilla-metric:\tn=-3  big=1.5e9 small=2E-3 p=+4 h=.5\r"),
+            (MetricList{{"n", -3}, {"big", 1.5e9}, {"small", 2e-3}, {"p", 4}, {"h", 0.5}}));
+  EXPECT_EQ(parsed_metrics("flotilla-metric: _a.b_2=1"), (MetricList{{"_a.b_2", 1}}));
+  EXPECT_EQ(parsed_metrics("flotilla-metric: x=1 y=2 x=3"), (MetricList{{"x", 3}, {"y", 2}}));
+  EXPECT_EQ(parsed_metrics("flotilla-metric:"), MetricList{});
+}
+
+TEST(MetricLine, JsonForm) {
+  EXPECT_EQ(parsed_metrics(R"({"metrics": {"time_s": 0.0123, "gflops": 12.5}})"),
+            (MetricList{{"time_s", 0.0123}, {"gflops", 12.5}}));  // printed order, not sorted
+  EXPECT_EQ(parsed_metrics(R"(  {"run": 3, "metrics": {"n": 7}})"), (MetricList{{"n", 7}}));
+}
+
+TEST(MetricLine, OrdinaryOutput) {
+  EXPECT_TRUE(is_ordinary(""));
+  EXPECT_TRUE(is_ordinary("gflops=12.5"));
+  EXPECT_TRUE(is_ordinary(" flotilla-metric: x=1"));  // the prefix must start the line
+  EXPECT_TRUE(is_ordinary("{not json"));
+  EXPECT_TRUE(is_ordinary(R"({"level": "info", "msg": "hello"})"));
+  EXPECT_TRUE(is_ordinary(R"([{"metrics": {"x": 1}}])"));
+}
+
+TEST(MetricLine, KeyValueErrors) {
+  EXPECT_EQ(parse_error("flotilla-metric: gflops=abc"), "'gflops=abc': value is not a number");
+  EXPECT_EQ(parse_error("flotilla-metric: gflops="), "'gflops=': value is not a number");
+  EXPECT_EQ(parse_error("flotilla-metric: gflops=1.5x"), "'gflops=1.5x': value is not a number");
+  EXPECT_EQ(parse_error("flotilla-metric: x=0x10"), "'x=0x10': value is not a number");
+  EXPECT_EQ(parse_error("flotilla-metric: gflops"), "'gflops': expected name=value");
+  EXPECT_EQ(parse_error("flotilla-metric: 9x=1"), "'9x=1': bad metric name '9x'");
+  EXPECT_EQ(parse_error("flotilla-metric: a-b=1"), "'a-b=1': bad metric name 'a-b'");
+  EXPECT_EQ(parse_error("flotilla-metric: =1"), "'=1': bad metric name ''");
+  EXPECT_EQ(parse_error("flotilla-metric: x=1e999"), "'x=1e999': value is out of range");
+}
+
+TEST(MetricLine, NonFiniteValuesAreRejected) {
+  EXPECT_EQ(parse_error("flotilla-metric: x=nan"), "'x=nan': value is not finite");
+  EXPECT_EQ(parse_error("flotilla-metric: x=NaN"), "'x=NaN': value is not finite");
+  EXPECT_EQ(parse_error("flotilla-metric: x=inf"), "'x=inf': value is not finite");
+  EXPECT_EQ(parse_error("flotilla-metric: x=-Infinity"), "'x=-Infinity': value is not finite");
+  EXPECT_EQ(parse_error(R"({"metrics": {"x": NaN}})"),
+            "value is not finite (NaN and Infinity are not JSON numbers)");  // Python's json.dumps
+}
+
+TEST(MetricLine, JsonErrors) {
+  EXPECT_EQ(parse_error(R"({"metrics": {"x": "abc"}})"), R"('x="abc"': value is not a number)");
+  EXPECT_EQ(parse_error(R"({"metrics": {"ok": true}})"), "'ok=true': value is not a number");
+  EXPECT_EQ(parse_error(R"({"metrics": {"9x": 1}})"), "'9x=1': bad metric name '9x'");
+  EXPECT_EQ(parse_error(R"({"metrics": [1, 2]})"), "\"metrics\" is not an object");
+  EXPECT_EQ(parse_error(R"({"metrics": {"x": 1},})"),
+            "metrics line is not valid JSON (at column 22)");
+}
+
+TEST(MetricCollector, ChunksSplitAnywhere) {
+  const std::string output =
+      "hello\nflotilla-metric: gflops=12.5\n{\"metrics\": {\"time_s\": 2}}\nflotilla-metric: "
+      "gflops=13";
+  for (std::size_t chunk = 1; chunk <= output.size(); ++chunk) {
+    MetricCollector collector;
+    for (std::size_t pos = 0; pos < output.size(); pos += chunk)
+      collector.feed(std::string_view(output).substr(pos, chunk));
+    collector.finish();
+    EXPECT_EQ(collector.metrics(), (MetricList{{"gflops", 13}, {"time_s", 2}})) << chunk;
+    EXPECT_FALSE(collector.error().has_value());
+  }
+}
+
+TEST(MetricCollector, LastLineWithoutNewlineNeedsFinish) {
+  MetricCollector collector;
+  collector.feed("flotilla-metric: x=1");
+  EXPECT_TRUE(collector.metrics().empty());
+  collector.finish();
+  EXPECT_EQ(collector.metrics(), (MetricList{{"x", 1}}));
+}
+
+TEST(MetricCollector, FirstErrorWithLineNumber) {
+  MetricCollector collector;
+  collector.feed(
+      "a\nb\nflotilla-metric: gflops=abc\nflotilla-metric: y=nan\nflotilla-metric: z=1\n");
+  collector.finish();
+  EXPECT_EQ(collector.error(), "output line 3: 'gflops=abc': value is not a number");
+  EXPECT_EQ(collector.metrics(), (MetricList{{"z", 1}}));
+}
+
+TEST(MetricCollector, OverlongLinesAreNotMetricLines) {
+  MetricCollector collector;
+  const std::string long_line = "flotilla-metric: x=1 " + std::string(70'000, 'y') + "=abc";
+  for (std::size_t pos = 0; pos < long_line.size(); pos += 4096)
+    collector.feed(long_line.substr(pos, 4096));
+  collector.feed("\nflotilla-metric: z=2\n" + long_line + "\nflotilla-metric: w=3");
+  collector.finish();
+  EXPECT_FALSE(collector.error().has_value());
+  EXPECT_EQ(collector.metrics(), (MetricList{{"z", 2}, {"w", 3}}));
+}
+
+TEST(MetricCollector, LineNumbersCountOverlongLines) {
+  MetricCollector collector;
+  collector.feed(std::string(70'000, 'y') + "\nflotilla-metric: x=abc\n");
+  EXPECT_EQ(collector.error(), "output line 2: 'x=abc': value is not a number");
+}
+
+}  // namespace
+}  // namespace flotilla::jobs
