@@ -1,0 +1,10 @@
+// Families.h — internal: one accessor per kernel family, for the explicit list in Family.cpp.
+#pragma once
+
+#include "flotilla/kernels/Family.h"
+
+namespace flotilla::kernels {
+
+const KernelFamily& stencil_family();  // StencilFamily.cpp
+
+}  // namespace flotilla::kernels
