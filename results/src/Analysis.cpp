@@ -15,11 +15,20 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-std::string last_line(const std::string& text) {
-  auto end = text.find_last_not_of("\n\r ");
-  if (end == std::string::npos) return {};
-  auto begin = text.rfind('\n', end);
-  return text.substr(begin == std::string::npos ? 0 : begin + 1, end - (begin == std::string::npos ? 0 : begin + 1) + 1);
+// The last line of output that is not a metrics line: usually the program's own verdict.
+std::string last_message_line(const std::string& text) {
+  std::string found;
+  std::size_t begin = 0;
+  while (begin < text.size()) {
+    auto end = text.find('\n', begin);
+    auto line = text.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+    const bool metrics = line.starts_with("flotilla-metric:") || line.starts_with("{");
+    if (!line.empty() && !metrics) found = line;
+    if (end == std::string::npos) break;
+    begin = end + 1;
+  }
+  return found;
 }
 
 // Latest attempt of each index of one kind.
@@ -82,7 +91,7 @@ CandidateSummary summarize_candidate(const CandidateRecord& candidate, const std
     if (t->status == TrialStatus::ok) {
       ++s.shards_passed;
     } else if (s.reason.empty()) {
-      auto detail = last_line(t->output_tail);
+      auto detail = last_message_line(t->output_tail);
       s.reason = fmt::format("shard {}/{}: {}{}{}", index, shards, t->reason, detail.empty() ? "" : ": ", detail);
     }
   }

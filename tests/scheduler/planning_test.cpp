@@ -79,6 +79,7 @@ TEST(CandidateStatusRules, MedianVerifiedAndRolledBack) {
   t.push_back(trial(0, TrialKind::evaluate, 1, TrialStatus::ok));
   EXPECT_EQ(results::summarize_candidate(c, pointers(t), 3, 2).status, CandidateStatus::verified);
   t.back().status = TrialStatus::failed;
+  t.back().reason = "exit code 1";
   t.back().output_tail = "checking\nshard 1/2 rows 4..7: max abs error 3e-07 > tolerance 1e-12\n";
   auto rolled = results::summarize_candidate(c, pointers(t), 3, 2);
   EXPECT_EQ(rolled.status, CandidateStatus::rolled_back);

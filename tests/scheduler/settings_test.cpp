@@ -79,11 +79,12 @@ TEST_F(SettingsTest, ReadsEveryValue) {
 
 TEST_F(SettingsTest, CommandLineOverridesFileWhichOverridesDefaults) {
   auto s = load_settings(write(kValid), {"--search.budget=64", "--search.strategy=grid",
-                                         "--space.param=tile_x: int: 8,16"});
+                                         "--space.param=tile_x: int: 8,32", "--space.param=tile_y: int: 1,8"});
   EXPECT_EQ(s.budget, 64u);
   EXPECT_EQ(s.strategy, "grid");
   EXPECT_EQ(s.batch, 4u);
-  ASSERT_EQ(s.space.parameters().size(), 1u);  // replaces the file's list of params
+  ASSERT_EQ(s.space.parameters().size(), 2u);  // replaces the file's list of params
+  EXPECT_EQ(s.space.parameters()[1].values.size(), 2u);
   EXPECT_EQ(s.space.parameters()[0].values.size(), 2u);
 }
 
@@ -127,7 +128,7 @@ TEST_F(SettingsTest, MissingFile) {
 
 TEST_F(SettingsTest, FingerprintIgnoresBudgetButNotCommands) {
   auto a = load_settings(write(kValid), {});
-  auto b = load_settings(write(kValid), {"--search.budget=99", "--search.seed=3", "--resources.slots=1"});
+  auto b = load_settings(write(kValid), {"--search.budget=99", "--campaign.seed=3", "--resources.slots=1"});
   EXPECT_EQ(a.fingerprint(), b.fingerprint());
   auto c = load_settings(write(kValid), {"--explore.repeats=5"});
   EXPECT_NE(a.fingerprint(), c.fingerprint());
