@@ -9,7 +9,9 @@
 #include <fmt/format.h>
 
 #include "Options.h"
+#include "flotilla/jobs/Backend.h"
 #include "flotilla/jobs/Command.h"
+#include "flotilla/search/Strategy.h"
 
 namespace flotilla::scheduler {
 namespace {
@@ -116,6 +118,14 @@ void check_command(Reader& r, const Settings& s, std::string_view key, std::vect
   }
 }
 
+// A name that must be one of a registry's names.
+std::string registered(Reader& r, std::string_view key, const std::vector<std::string_view>& names) {
+  auto* raw = r.one(key);
+  if (std::find(names.begin(), names.end(), raw->value) == names.end())
+    bad(*raw, key, fmt::format("is not one of: {}", fmt::join(names, ", ")));
+  return raw->value;
+}
+
 }  // namespace
 
 RawValues merge_sources(RawValues file, RawValues overrides) {
@@ -157,10 +167,10 @@ Settings validate(RawValues raw, const std::string& display) {
   s.gate = read_gate(r);
   check_command(r, s, "explore.command", {"candidate", "repeat"});
   check_command(r, s, "evaluate.command", {"candidate", "shard", "shards"});
-  s.strategy = r.text("search.strategy");
+  s.strategy = registered(r, "search.strategy", search::strategy_names());
   s.budget = static_cast<std::size_t>(r.integer("search.budget", 1, 100'000'000));
   s.batch = static_cast<std::size_t>(r.integer("search.batch", 1, 1'000'000));
-  s.backend = r.text("resources.backend");
+  s.backend = registered(r, "resources.backend", jobs::backend_names());
   s.slots = static_cast<unsigned>(r.integer("resources.slots", 0, 4096));
   return s;
 }

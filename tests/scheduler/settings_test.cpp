@@ -112,6 +112,13 @@ TEST_F(SettingsTest, ErrorsNameFileLineSectionAndKey) {
             std::string(f) + ":23: [search] batch given twice (first at " + f + ":22)");
 }
 
+TEST_F(SettingsTest, RegistryNamesAreChecked) {
+  EXPECT_EQ(error_of(kValid, {"--search.strategy=annealing"}),
+            "command line: [search] strategy: 'annealing' is not one of: grid, random");
+  EXPECT_EQ(error_of(kValid + std::string("[resources]\nbackend = pbs\n")),
+            "flotilla_settings_test.ini:24: [resources] backend: 'pbs' is not one of: local");
+}
+
 TEST_F(SettingsTest, CommandLineErrors) {
   EXPECT_EQ(error_of(kValid, {"--search.budget=-1"}), "command line: [search] budget: '-1' is not a positive integer");
   EXPECT_EQ(error_of(kValid, {"--search.budgett=1"}), "command line: unknown option '--search.budgett=1'");
