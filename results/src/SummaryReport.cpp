@@ -53,9 +53,11 @@ std::string summary_text(const CampaignSummary& s, std::size_t top_k) {
   if (s.best) {
     const auto& b = s.candidates[*s.best];
     auto g = gain(s);
+    std::string note = s.best == s.baseline ? ", the baseline itself: nothing verified beats it"
+                       : g                     ? fmt::format(", {:.2f}x baseline", *g)
+                                               : "";
     out += fmt::format("best       {} {} ({}{})   {}\n", info.objective, objective_text(b),
-                       s.best_verified ? "verified" : "unverified: no evaluate stage",
-                       g ? fmt::format(", {:.2f}x baseline", *g) : "", b.record.config);
+                       s.best_verified ? "verified" : "unverified: no evaluate stage", note, b.record.config);
   } else {
     out += "best       none verified yet\n";
   }

@@ -178,12 +178,24 @@ class CampaignRunner {
       m_strategy->tell(m_configs[static_cast<std::size_t>(id)], told_value(in_round.back()));
     }
     if (m_s.evaluate_command.empty()) return {};
-    auto chosen = select_for_evaluation(in_round, m_s.gate, m_s.maximize);
     for (const auto& c : in_round)
-      if (c.record.origin == "baseline" && c.objective) chosen.insert(chosen.begin(), c.record.id);
-    run_phase(round, "evaluate", chosen, results::TrialKind::evaluate, m_s.shards);
-    record_decisions(chosen);
-    return {};
+      if (c.record.origin == "baseline" && c.objective) evaluate(round, {c.record.id});
+    // Waves: each rollback makes room for the next best candidate of the round.
+    for (;;) {
+      auto summary_now = summarize();
+      std::vector<results::CandidateSummary> current;
+      for (auto id : ids) current.push_back(summary_now.candidates[static_cast<std::size_t>(id)]);
+      std::optional<double> incumbent;
+      if (summary_now.best && summary_now.best_verified) incumbent = summary_now.candidates[*summary_now.best].objective;
+      auto chosen = next_evaluations(current, m_s.gate, m_s.maximize, incumbent);
+      if (chosen.empty()) return {};
+      evaluate(round, chosen);
+    }
+  }
+
+  void evaluate(int round, const std::vector<std::int64_t>& ids) {
+    run_phase(round, "evaluate", ids, results::TrialKind::evaluate, m_s.shards);
+    record_decisions(ids);
   }
 
   std::vector<std::int64_t> round_ids(int round) const {

@@ -19,17 +19,29 @@ std::vector<int> missing_indices(const std::vector<const results::TrialRecord*>&
   return missing;
 }
 
-std::vector<std::int64_t> select_for_evaluation(const std::vector<results::CandidateSummary>& round, const Gate& gate,
-                                                bool maximize) {
-  std::vector<const results::CandidateSummary*> explored;
+std::vector<std::int64_t> next_evaluations(const std::vector<results::CandidateSummary>& round, const Gate& gate,
+                                           bool maximize, std::optional<double> incumbent) {
+  using results::CandidateStatus;
+  std::vector<const results::CandidateSummary*> ranked;
   for (const auto& c : round)
-    if (c.objective && c.record.origin != "baseline") explored.push_back(&c);
-  std::stable_sort(explored.begin(), explored.end(), [&](const auto* a, const auto* b) {
+    if (c.objective && c.record.origin != "baseline") ranked.push_back(&c);
+  std::stable_sort(ranked.begin(), ranked.end(), [&](const auto* a, const auto* b) {
     return results::better(*a->objective, *b->objective, maximize);
   });
-  std::size_t keep = gate.kind == Gate::Kind::all ? explored.size() : std::min<std::size_t>(gate.top, explored.size());
   std::vector<std::int64_t> ids;
-  for (std::size_t i = 0; i < keep; ++i) ids.push_back(explored[i]->record.id);
+  if (gate.kind == Gate::Kind::all) {
+    for (const auto* c : ranked)
+      if (c->status == CandidateStatus::explored) ids.push_back(c->record.id);
+    return ids;
+  }
+  auto verified = std::count_if(ranked.begin(), ranked.end(),
+                                [](const auto* c) { return c->status == CandidateStatus::verified; });
+  for (const auto* c : ranked) {
+    if (static_cast<int>(verified + static_cast<long>(ids.size())) >= gate.top) break;
+    if (c->status != CandidateStatus::explored) continue;
+    if (incumbent && !results::better(*c->objective, *incumbent, maximize)) break;  // ranked: the rest are worse
+    ids.push_back(c->record.id);
+  }
   return ids;
 }
 

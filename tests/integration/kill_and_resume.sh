@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# kill_and_resume.sh FLOTILLA CONFIG WORKDIR — SIGKILL a running campaign mid-way, run it again,
+# kill_and_resume.sh FLOTILLA CONFIG WORKDIR [--section.key=VALUE ...] — SIGKILL a running campaign mid-way, run it again,
 # and check that it completes with no trial lost, changed or duplicated.
 set -euo pipefail
 flotilla=$1 config=$2 work=$3
+shift 3
 check="$(dirname "$0")/check_campaign.py"
 rm -rf "$work" && mkdir -p "$work"
 h5="$work/campaign.h5"
-"$flotilla" run "$config" --campaign.results="$h5" --no-live >"$work/first.log" 2>&1 &
+"$flotilla" run "$config" "$@" --campaign.results="$h5" --no-live >"$work/first.log" 2>&1 &
 pid=$!
 # Wait until some trials are recorded, reading the file while it is written (SWMR).
 for _ in $(seq 1 600); do
@@ -19,11 +20,17 @@ kill -9 $pid
 wait $pid 2>/dev/null || true
 echo "killed after $n trials"
 /usr/bin/python3 "$check" "$h5" --dump "$work/before.json"
-"$flotilla" run "$config" --campaign.results="$h5" --no-live >"$work/second.log" 2>&1 || { cat "$work/second.log"; exit 1; }
+"$flotilla" run "$config" "$@" --campaign.results="$h5" --no-live >"$work/second.log" 2>&1 || { cat "$work/second.log"; exit 1; }
 grep -q "resuming" "$work/second.log"
 /usr/bin/python3 "$check" "$h5" --compare-with "$work/before.json"
-# Same campaign uninterrupted: the resumed one must have exactly as many trials.
-"$flotilla" run "$config" --campaign.results="$work/clean.h5" --no-live >"$work/clean.log" 2>&1
-want=$(/usr/bin/python3 -c 'import h5py,sys; print(len(h5py.File(sys.argv[1],"r")["trials"]))' "$work/clean.h5")
-/usr/bin/python3 "$check" "$h5" --expect-trials "$want"
-echo "resume ok: $want trials, none lost or duplicated"
+grep -q "budget of .* spent\|exhausted" "$work/second.log" || { echo "resumed campaign did not finish"; cat "$work/second.log"; exit 1; }
+/usr/bin/python3 -c 'import json,sys; p=json.load(sys.stdin)["progress"]; sys.exit(p["pending"] != 0)' \
+  < <("$flotilla" results summary "$h5" --json) || { echo "candidates left pending after resume"; exit 1; }
+# A deterministic campaign (COMPARE_WITH_CLEAN=1) must record exactly as many trials as an
+# uninterrupted run of it; a benchmark's noisy objectives may change which candidates are verified.
+if [ "${COMPARE_WITH_CLEAN:-1}" = 1 ]; then
+  "$flotilla" run "$config" "$@" --campaign.results="$work/clean.h5" --no-live >"$work/clean.log" 2>&1
+  want=$(/usr/bin/python3 -c 'import h5py,sys; print(len(h5py.File(sys.argv[1],"r")["trials"]))' "$work/clean.h5")
+  /usr/bin/python3 "$check" "$h5" --expect-trials "$want"
+fi
+echo "resume ok: no trial lost, changed or duplicated; every candidate complete"

@@ -47,9 +47,20 @@ TEST(Gate, TopKBestFirstExcludingBaselineAndFailures) {
   failed.record.id = 5;
   failed.status = CandidateStatus::explore_failed;
   round.push_back(failed);
-  EXPECT_EQ(select_for_evaluation(round, Gate{Gate::Kind::top, 2}, true), (std::vector<std::int64_t>{2, 3}));
-  EXPECT_EQ(select_for_evaluation(round, Gate{Gate::Kind::top, 2}, false), (std::vector<std::int64_t>{1, 3}));
-  EXPECT_EQ(select_for_evaluation(round, Gate{Gate::Kind::all, 0}, true), (std::vector<std::int64_t>{2, 3, 1}));
+  EXPECT_EQ(next_evaluations(round, Gate{Gate::Kind::top, 2}, true, std::nullopt), (std::vector<std::int64_t>{2, 3}));
+  EXPECT_EQ(next_evaluations(round, Gate{Gate::Kind::top, 2}, false, std::nullopt), (std::vector<std::int64_t>{1, 3}));
+  EXPECT_EQ(next_evaluations(round, Gate{Gate::Kind::all, 0}, true, std::nullopt), (std::vector<std::int64_t>{2, 3, 1}));
+}
+
+TEST(Gate, RollbackMakesRoomForTheNextBest) {
+  std::vector<results::CandidateSummary> round = {explored(1, 5), explored(2, 9), explored(3, 7), explored(6, 6)};
+  round[1].status = CandidateStatus::rolled_back;  // 9 broke the output
+  round[2].status = CandidateStatus::verified;     // 7 passed
+  EXPECT_EQ(next_evaluations(round, Gate{Gate::Kind::top, 2}, true, 7.0), (std::vector<std::int64_t>{}));
+  EXPECT_EQ(next_evaluations(round, Gate{Gate::Kind::top, 2}, true, 5.5), (std::vector<std::int64_t>{6}));
+  round[2].status = CandidateStatus::rolled_back;
+  EXPECT_EQ(next_evaluations(round, Gate{Gate::Kind::top, 2}, true, 4.0), (std::vector<std::int64_t>{6, 1}));
+  EXPECT_EQ(next_evaluations(round, Gate{Gate::Kind::top, 2}, true, 5.0), (std::vector<std::int64_t>{6}));
 }
 
 TEST(Stop, BudgetAndTarget) {

@@ -17,11 +17,15 @@ namespace flotilla::scheduler {
 std::vector<int> missing_indices(const std::vector<const results::TrialRecord*>& recorded, results::TrialKind kind,
                                  int count);
 
-// Candidates of one round that go on to evaluation: explored (all repeats ok), best first, at
-// most gate.top of them (all of them for Gate::Kind::all). The baseline is not gated: it is
-// always evaluated, as the reference.
-std::vector<std::int64_t> select_for_evaluation(const std::vector<results::CandidateSummary>& round, const Gate& gate,
-                                                bool maximize);
+// The next candidates of one round to evaluate, given what is recorded so far. Explored
+// candidates are taken best first, as many as are still needed for gate.top of the round to be
+// verified; a rolled-back candidate makes room for the next best, so a round whose fastest
+// variants break the output still yields verified ones. Candidates that cannot beat the
+// incumbent (the best verified objective, the baseline's included) are not worth verifying and
+// are skipped. Gate::Kind::all takes every explored candidate not yet decided. The baseline is
+// not gated: it is always evaluated, as the reference. Returns none when the round is done.
+std::vector<std::int64_t> next_evaluations(const std::vector<results::CandidateSummary>& round, const Gate& gate,
+                                           bool maximize, std::optional<double> incumbent);
 
 // Why the campaign stops before proposing another batch, or nullopt to go on.
 // `explored` counts candidates other than the baseline.
