@@ -1,0 +1,51 @@
+// RunCommand.cpp — `flotilla run CAMPAIGN.ini [--section.key=VALUE ...]`.
+#include <signal.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include <boost/program_options.hpp>
+
+#include "Commands.h"
+#include "flotilla/scheduler/Campaign.h"
+#include "flotilla/scheduler/Settings.h"
+
+namespace po = boost::program_options;
+
+namespace flotilla::cli {
+namespace {
+
+std::filesystem::path self_dir() {
+  std::error_code ec;
+  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::filesystem::path() : exe.parent_path();
+}
+
+void on_signal(int) { scheduler::request_stop(); }
+
+}  // namespace
+
+int run_command(const std::vector<std::string>& args) {
+  po::options_description general("flotilla run CAMPAIGN.ini [options]");
+  general.add_options()("help,h", "show this help")("no-live", "print progress as plain lines, even on a terminal");
+  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+    std::cout << general << '\n' << scheduler::campaign_options() << '\n';
+    return args.empty() ? 1 : 0;
+  }
+  std::vector<std::string> overrides;
+  bool live = isatty(STDERR_FILENO);
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    if (args[i] == "--no-live") live = false;
+    else if (args[i] == "--help" || args[i] == "-h") return run_command({"--help"});
+    else overrides.push_back(args[i]);
+  }
+  auto settings = scheduler::load_settings(args[0], overrides);
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  return scheduler::run_campaign(settings, {.path_prepend = {self_dir()}, .live_progress = live}, std::cout, std::cerr);
+}
+
+}  // namespace flotilla::cli
