@@ -249,8 +249,7 @@ class CampaignRunner {
     const bool explore = kind == results::TrialKind::explore;
     values[explore ? "repeat" : "shard"] = std::to_string(index);
     if (!explore) values["shards"] = std::to_string(m_s.shards);
-    m_keys.push_back({id, kind, index});
-    return jobs::TaskSpec{.id = m_keys.size() - 1,
+    return jobs::TaskSpec{.id = encode_task_id({id, kind, index}),
                           .argv = jobs::render_argv(explore ? m_s.explore_command : m_s.evaluate_command, values),
                           .timeout = explore ? m_s.explore_timeout : m_s.evaluate_timeout,
                           .objective = explore ? m_s.objective : std::string()};
@@ -259,7 +258,7 @@ class CampaignRunner {
   void record(const std::vector<jobs::TaskResult>& finished) {
     for (const auto& r : finished) {
       if (r.status == jobs::TaskStatus::cancelled) continue;  // not a result: it runs again on resume
-      const auto& key = m_keys.at(r.id);
+      const auto key = decode_task_id(r.id);
       results::TrialRecord t{.candidate = key.candidate, .kind = key.kind, .index = key.index, .attempt = 0,
                              .status = trial_status(r.status), .start = r.start, .end = r.end,
                              .exit_code = r.exit_code, .objective = r.objective.value_or(std::nan("")),
@@ -289,12 +288,6 @@ class CampaignRunner {
     return summary.best ? kExitOk : kExitNothingVerified;
   }
 
-  struct TaskKey {
-    std::int64_t candidate;
-    results::TrialKind kind;
-    int index;
-  };
-
   const Settings& m_s;
   std::ostream& m_out;
   std::ostream& m_err;
@@ -305,7 +298,6 @@ class CampaignRunner {
   std::vector<results::CandidateRecord> m_candidates;
   std::vector<search::Configuration> m_configs;
   std::vector<results::TrialRecord> m_trials;
-  std::vector<TaskKey> m_keys;
   std::set<std::int64_t> m_decided;
   std::set<std::int64_t> m_ran_evaluate;
 };

@@ -8,6 +8,17 @@
 
 namespace flotilla::scheduler {
 
+std::uint64_t encode_task_id(const TaskKey& key) {
+  return static_cast<std::uint64_t>(key.candidate) << 24 | static_cast<std::uint64_t>(key.kind) << 23 |
+         static_cast<std::uint64_t>(key.index);
+}
+
+TaskKey decode_task_id(std::uint64_t id) {
+  return TaskKey{.candidate = static_cast<std::int64_t>(id >> 24),
+                 .kind = static_cast<results::TrialKind>((id >> 23) & 1),
+                 .index = static_cast<int>(id & ((1u << 23) - 1))};
+}
+
 std::vector<int> missing_indices(const std::vector<const results::TrialRecord*>& recorded, results::TrialKind kind,
                                  int count) {
   std::set<int> done;

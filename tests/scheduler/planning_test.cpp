@@ -102,3 +102,10 @@ TEST(CandidateStatusRules, MedianVerifiedAndRolledBack) {
   EXPECT_EQ(failed.status, CandidateStatus::explore_failed);
   EXPECT_EQ(failed.reason, "repeat 1: timed out after 2s");
 }
+
+TEST(TaskId, EncodesTheTrialKeyBothWays) {
+  for (TaskKey key : {TaskKey{0, TrialKind::explore, 0}, TaskKey{12345, TrialKind::evaluate, 999'999},
+                      TaskKey{(std::int64_t{1} << 39) - 1, TrialKind::explore, (1 << 23) - 1}})
+    EXPECT_EQ(decode_task_id(encode_task_id(key)), key);
+  EXPECT_NE(encode_task_id({1, TrialKind::explore, 0}), encode_task_id({1, TrialKind::evaluate, 0}));
+}

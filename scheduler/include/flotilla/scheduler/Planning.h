@@ -12,6 +12,17 @@
 
 namespace flotilla::scheduler {
 
+// A task's id is its trial key, so results that come back after a restart (a worker's job file,
+// a re-attached Slurm job) still say which trial they are: candidate << 24 | kind << 23 | index.
+struct TaskKey {
+  std::int64_t candidate = 0;
+  results::TrialKind kind = results::TrialKind::explore;
+  int index = 0;  // < 2^23
+  bool operator==(const TaskKey&) const = default;
+};
+std::uint64_t encode_task_id(const TaskKey& key);
+TaskKey decode_task_id(std::uint64_t id);
+
 // Indices in [0, count) that have no recorded trial of `kind` (any attempt): the tasks a
 // resumed campaign still has to run. Completed tasks are never run again.
 std::vector<int> missing_indices(const std::vector<const results::TrialRecord*>& recorded, results::TrialKind kind,
