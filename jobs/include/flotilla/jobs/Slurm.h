@@ -1,0 +1,92 @@
+// Slurm.h — talking to Slurm: job requests, readable job scripts, job states, and two clients
+// (libslurm, and the sbatch/squeue/scancel commands as a fallback) behind one interface.
+//
+// Invariants:
+//  - No libslurm type appears here (the API client is a pimpl in SlurmApiClient.cpp).
+//  - Job state is read for many jobs with one query (slurm_load_jobs or one squeue --json),
+//    never one call per job per poll.
+//  - A rejected submission is a value (SubmitOutcome), not an exception; a submit-limit
+//    rejection says so, so the caller can back off and retry.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace flotilla::jobs {
+
+struct JobRequest {
+  std::string name;
+  std::string partition;                 // empty: the cluster's default
+  int nodes = 1;
+  int ranks_per_node = 1;
+  int gpus_per_node = 0;                 // --gpus-per-node; 0: none
+  std::chrono::minutes time_limit{10};
+  std::string account;                   // empty: the user's default
+  std::string qos;
+  std::string dependency;                // e.g. "afterok:123"
+  std::string array;                     // e.g. "0-99"; empty: not an array
+  std::filesystem::path workdir;         // absolute
+  std::filesystem::path output;          // absolute stdout/stderr path (may use %j, %A, %a)
+  std::vector<std::string> comments;     // what the job does, for the person who reads the script
+  std::vector<std::pair<std::string, std::string>> exports;  // environment set in the script
+  std::vector<std::string> commands;     // the script's body, one shell line each
+};
+
+// A job script a person can read and submit by hand: #SBATCH lines, comments, then commands.
+std::string render_job_script(const JobRequest& request);
+
+enum class JobState { pending, running, completed, failed, cancelled, timeout, node_fail, preempted, boot_fail,
+                      deadline, out_of_memory, unknown };
+std::string_view to_string(JobState state);
+JobState job_state_from_name(std::string_view name);  // "NODE_FAIL" -> node_fail; unknown -> unknown
+bool is_terminal(JobState state);
+
+struct JobStatus {
+  std::uint32_t id = 0;
+  JobState state = JobState::unknown;
+  int exit_code = 0;
+  std::string reason;                    // Slurm's state reason, e.g. "Dependency", "DependencyNeverSatisfied"
+  std::uint32_t array_job_id = 0;        // for an array element: the array's id; 0 otherwise
+  std::optional<std::uint32_t> array_task_id;
+};
+
+struct Submitted {
+  std::uint32_t id;
+};
+struct SubmitRejected {
+  std::string message;
+  bool limit = false;                    // a submit limit (MaxSubmitJobs, QOS): back off and retry
+};
+using SubmitOutcome = std::variant<Submitted, SubmitRejected>;
+
+class SlurmClient {
+ public:
+  virtual ~SlurmClient() = default;
+  virtual std::string_view name() const = 0;
+  virtual SubmitOutcome submit(const JobRequest& request) = 0;
+  // States of the given jobs in one query; jobs Slurm no longer knows are absent.
+  virtual std::vector<JobStatus> query(const std::vector<std::uint32_t>& ids) = 0;
+  virtual void cancel(std::uint32_t id) = 0;
+  // The cluster's MaxArraySize (the largest array index + 1).
+  virtual std::uint32_t max_array_size() = 0;
+};
+
+// "api" (libslurm) or "sbatch" (the commands on PATH). Throws std::invalid_argument for another
+// name, std::runtime_error when Slurm cannot be reached.
+std::unique_ptr<SlurmClient> make_slurm_client(std::string_view name);
+
+// Splits task indices [0, count) into array ranges no larger than max_array_size.
+std::vector<std::pair<std::uint32_t, std::uint32_t>> split_array(std::uint32_t count, std::uint32_t max_array_size);
+
+// Pure parsers of the sbatch fallback's command output (tested with recorded output).
+std::optional<std::uint32_t> parse_sbatch_parsable(std::string_view out);       // "123" or "123;cluster"
+std::vector<JobStatus> parse_squeue_json(std::string_view json);                // squeue --json (22.05)
+
+}  // namespace flotilla::jobs

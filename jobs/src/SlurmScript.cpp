@@ -1,0 +1,72 @@
+// SlurmScript.cpp — pure pieces of the Slurm layer: job scripts, job states, array splitting.
+#include <fmt/format.h>
+
+#include "flotilla/jobs/Slurm.h"
+
+namespace flotilla::jobs {
+namespace {
+
+// Quotes a value for a POSIX shell only when it needs it, so scripts stay readable.
+std::string shell_quote(std::string_view value) {
+  if (!value.empty() && value.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+./:=,@%") ==
+                            std::string_view::npos)
+    return std::string(value);
+  std::string quoted = "'";
+  for (char c : value) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+constexpr std::string_view kStateNames[] = {"PENDING",   "RUNNING",  "COMPLETED", "FAILED",   "CANCELLED",
+                                            "TIMEOUT",   "NODE_FAIL", "PREEMPTED", "BOOT_FAIL", "DEADLINE",
+                                            "OUT_OF_MEMORY", "UNKNOWN"};
+
+}  // namespace
+
+std::string render_job_script(const JobRequest& r) {
+  std::string s = "#!/bin/bash\n";
+  auto line = [&](std::string_view option, const auto& value) { s += fmt::format("#SBATCH --{}={}\n", option, value); };
+  line("job-name", r.name);
+  if (!r.partition.empty()) line("partition", r.partition);
+  line("nodes", r.nodes);
+  line("ntasks-per-node", r.ranks_per_node);
+  if (r.gpus_per_node > 0) line("gpus-per-node", r.gpus_per_node);
+  line("time", fmt::format("{}:{:02}:00", r.time_limit.count() / 60, r.time_limit.count() % 60));
+  if (!r.account.empty()) line("account", r.account);
+  if (!r.qos.empty()) line("qos", r.qos);
+  if (!r.dependency.empty()) {
+    line("dependency", r.dependency);
+    s += "#SBATCH --kill-on-invalid-dep=yes\n";  // a dependency that can never be met cancels the job
+  }
+  if (!r.array.empty()) line("array", r.array);
+  if (!r.workdir.empty()) line("chdir", r.workdir.string());
+  if (!r.output.empty()) line("output", r.output.string());
+  s += "\n";
+  for (const auto& comment : r.comments) s += "# " + comment + "\n";
+  if (!r.comments.empty()) s += "\n";
+  s += "set -euo pipefail\n";
+  for (const auto& [name, value] : r.exports) s += fmt::format("export {}={}\n", name, shell_quote(value));
+  for (const auto& command : r.commands) s += command + "\n";
+  return s;
+}
+
+std::string_view to_string(JobState state) { return kStateNames[static_cast<int>(state)]; }
+
+JobState job_state_from_name(std::string_view name) {
+  for (int i = 0; i < static_cast<int>(std::size(kStateNames)); ++i)
+    if (kStateNames[i] == name) return static_cast<JobState>(i);
+  return JobState::unknown;
+}
+
+bool is_terminal(JobState state) {
+  return state != JobState::pending && state != JobState::running && state != JobState::unknown;
+}
+
+std::vector<std::pair<std::uint32_t, std::uint32_t>> split_array(std::uint32_t count, std::uint32_t max_array_size) {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> ranges;
+  const std::uint32_t chunk = max_array_size == 0 ? count : max_array_size;
+  for (std::uint32_t first = 0; first < count; first += chunk)
+    ranges.emplace_back(first, std::min(count, first + chunk) - 1);
+  return ranges;
+}
+
+}  // namespace flotilla::jobs

@@ -1,0 +1,123 @@
+// Both Slurm clients against a real local cluster (started by the slurm_cluster fixture):
+// submit, batch query, arrays on the GPU partition, afterok, invalid dependencies, cancel.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "flotilla/jobs/Slurm.h"
+
+using namespace flotilla::jobs;
+using namespace std::chrono_literals;
+
+namespace {
+
+class SlurmClientTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (!std::getenv("SLURM_CONF")) GTEST_SKIP() << "SLURM_CONF is not set: no test cluster";
+    m_client = make_slurm_client(GetParam());
+    // Job files go beside the cluster state (a directory every fake node can write to).
+    m_dir = std::filesystem::path(std::getenv("SLURM_CONF")).parent_path().parent_path() / ("client-" + GetParam());
+    std::filesystem::create_directories(m_dir);
+  }
+  JobRequest request(std::string name, std::string command) {
+    return JobRequest{.name = std::move(name), .time_limit = 5min, .workdir = m_dir,
+                      .output = m_dir / "job-%j.out", .commands = {std::move(command)}};
+  }
+  std::uint32_t submit(const JobRequest& r) {
+    auto outcome = m_client->submit(r);
+    if (auto* rejected = std::get_if<SubmitRejected>(&outcome)) ADD_FAILURE() << rejected->message;
+    return std::get<Submitted>(outcome).id;
+  }
+  // Polls until every job is terminal; returns the last statuses.
+  std::vector<JobStatus> wait_all(const std::vector<std::uint32_t>& ids, std::chrono::seconds limit = 60s) {
+    auto deadline = std::chrono::steady_clock::now() + limit;
+    for (;;) {
+      auto statuses = m_client->query(ids);
+      bool done = !statuses.empty();
+      for (const auto& s : statuses) done = done && is_terminal(s.state);
+      if (done || std::chrono::steady_clock::now() > deadline) return statuses;
+      std::this_thread::sleep_for(50ms);
+    }
+  }
+  static JobStatus only(const std::vector<JobStatus>& v, std::uint32_t id) {
+    for (const auto& s : v)
+      if (s.id == id) return s;
+    return {};
+  }
+  std::unique_ptr<SlurmClient> m_client;
+  std::filesystem::path m_dir;
+};
+
+}  // namespace
+
+TEST_P(SlurmClientTest, SubmitsAndSeesCompletionAndFailure) {
+  auto ok = submit(request("ok", "echo hello $SLURM_JOB_ID"));
+  auto bad = submit(request("bad", "exit 3"));
+  auto statuses = wait_all({ok, bad});
+  EXPECT_EQ(only(statuses, ok).state, JobState::completed);
+  EXPECT_EQ(only(statuses, bad).state, JobState::failed);
+  std::ifstream out(m_dir / ("job-" + std::to_string(ok) + ".out"));
+  std::string line;
+  std::getline(out, line);
+  EXPECT_EQ(line, "hello " + std::to_string(ok));
+}
+
+TEST_P(SlurmClientTest, ArrayOnGpuPartitionGetsDevices) {
+  auto r = request("gpus", "echo \"$SLURM_ARRAY_TASK_ID $CUDA_VISIBLE_DEVICES\" > gpu-$SLURM_ARRAY_TASK_ID.txt");
+  r.partition = "gb200";
+  r.gpus_per_node = 2;
+  r.array = "0-3";
+  auto id = submit(r);
+  auto statuses = wait_all({id});
+  ASSERT_EQ(statuses.size(), 4u);
+  for (const auto& s : statuses) EXPECT_EQ(s.state, JobState::completed);
+  for (int i = 0; i < 4; ++i) {
+    std::ifstream in(m_dir / ("gpu-" + std::to_string(i) + ".txt"));
+    std::string index, devices;
+    in >> index >> devices;
+    EXPECT_EQ(index, std::to_string(i));
+    EXPECT_EQ(std::count(devices.begin(), devices.end(), ',') + 1, 2) << devices;
+  }
+}
+
+TEST_P(SlurmClientTest, AfterokRunsAfterSuccessAndCancelsWhenNeverSatisfiable) {
+  auto first = submit(request("first", "sleep 0.5"));
+  auto r = request("second", "true");
+  r.dependency = "afterok:" + std::to_string(first);
+  auto second = submit(r);
+  auto failing = submit(request("failing", "exit 1"));
+  auto r2 = request("orphan", "true");
+  r2.dependency = "afterok:" + std::to_string(failing);
+  auto orphan = submit(r2);
+  auto statuses = wait_all({first, second, failing, orphan});
+  EXPECT_EQ(only(statuses, second).state, JobState::completed);
+  // --kill-on-invalid-dep: not left PENDING with DependencyNeverSatisfied.
+  EXPECT_EQ(only(statuses, orphan).state, JobState::cancelled);
+}
+
+TEST_P(SlurmClientTest, CancelsARunningJob) {
+  auto id = submit(request("long", "sleep 300"));
+  for (int i = 0; i < 200 && only(m_client->query({id}), id).state != JobState::running; ++i)
+    std::this_thread::sleep_for(50ms);
+  m_client->cancel(id);
+  EXPECT_EQ(only(wait_all({id}), id).state, JobState::cancelled);
+  EXPECT_NO_THROW(m_client->cancel(id));  // cancelling a finished job is not an error
+}
+
+TEST_P(SlurmClientTest, ReadsMaxArraySizeAndRejectsBadPartitionAsValue) {
+  EXPECT_EQ(m_client->max_array_size(), 1001u);
+  auto r = request("nowhere", "true");
+  r.partition = "no_such_partition";
+  auto outcome = m_client->submit(r);
+  ASSERT_TRUE(std::holds_alternative<SubmitRejected>(outcome));
+  EXPECT_NE(std::get<SubmitRejected>(outcome).message.find("partition"), std::string::npos)
+      << std::get<SubmitRejected>(outcome).message;
+  EXPECT_FALSE(std::get<SubmitRejected>(outcome).limit);
+}
+
+INSTANTIATE_TEST_SUITE_P(Clients, SlurmClientTest, ::testing::Values("api", "sbatch"));

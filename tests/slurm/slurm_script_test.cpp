@@ -1,0 +1,78 @@
+// Pure parts of the Slurm layer: job scripts, states, array splitting, recorded command output.
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "flotilla/jobs/Slurm.h"
+
+using namespace flotilla::jobs;
+
+TEST(JobScript, IsReadableAndComplete) {
+  JobRequest r{.name = "quickstart-explore-3", .partition = "gb200", .nodes = 2, .ranks_per_node = 4,
+               .gpus_per_node = 4, .time_limit = std::chrono::minutes(90), .account = "perf", .qos = "normal",
+               .dependency = "afterok:41", .array = "0-7", .workdir = "/scratch/c", .output = "/scratch/c/job-%j.out",
+               .comments = {"explore round 3: 8 candidates x 3 repeats"},
+               .exports = {{"FLOTILLA_JOB", "explore 3"}},
+               .commands = {"srun --mpi=pmix flotilla-worker manifest.json"}};
+  EXPECT_EQ(render_job_script(r),
+            "#!/bin/bash\n"
+            "#SBATCH --job-name=quickstart-explore-3\n"
+            "#SBATCH --partition=gb200\n"
+            "#SBATCH --nodes=2\n"
+            "#SBATCH --ntasks-per-node=4\n"
+            "#SBATCH --gpus-per-node=4\n"
+            "#SBATCH --time=1:30:00\n"
+            "#SBATCH --account=perf\n"
+            "#SBATCH --qos=normal\n"
+            "#SBATCH --dependency=afterok:41\n"
+            "#SBATCH --kill-on-invalid-dep=yes\n"
+            "#SBATCH --array=0-7\n"
+            "#SBATCH --chdir=/scratch/c\n"
+            "#SBATCH --output=/scratch/c/job-%j.out\n"
+            "\n"
+            "# explore round 3: 8 candidates x 3 repeats\n"
+            "\n"
+            "set -euo pipefail\n"
+            "export FLOTILLA_JOB='explore 3'\n"
+            "srun --mpi=pmix flotilla-worker manifest.json\n");
+}
+
+TEST(JobState, NamesRoundTripAndTerminality) {
+  for (auto s : {JobState::pending, JobState::running, JobState::completed, JobState::node_fail, JobState::timeout})
+    EXPECT_EQ(job_state_from_name(to_string(s)), s);
+  EXPECT_EQ(job_state_from_name("SUSPENDED"), JobState::unknown);
+  EXPECT_FALSE(is_terminal(JobState::pending));
+  EXPECT_FALSE(is_terminal(JobState::running));
+  EXPECT_TRUE(is_terminal(JobState::preempted));
+}
+
+TEST(Array, SplitAtMaxArraySize) {
+  using R = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
+  EXPECT_EQ(split_array(2500, 1001), (R{{0, 1000}, {1001, 2001}, {2002, 2499}}));
+  EXPECT_EQ(split_array(10, 1001), (R{{0, 9}}));
+  EXPECT_EQ(split_array(0, 1001), R{});
+}
+
+TEST(CommandOutput, SbatchParsable) {
+  EXPECT_EQ(parse_sbatch_parsable("123\n"), 123u);
+  EXPECT_EQ(parse_sbatch_parsable("77;cluster\n"), 77u);
+  EXPECT_FALSE(parse_sbatch_parsable("sbatch: error: Batch job submission failed"));
+  EXPECT_FALSE(parse_sbatch_parsable(""));
+}
+
+TEST(CommandOutput, SqueueJson2205) {
+  std::ifstream in(FLOTILLA_TEST_DATA "/squeue-22.05.json");
+  std::stringstream text;
+  text << in.rdbuf();
+  auto jobs = parse_squeue_json(text.str());
+  ASSERT_EQ(jobs.size(), 6u);
+  EXPECT_EQ(jobs[0].id, 1u);
+  EXPECT_EQ(jobs[0].state, JobState::running);
+  EXPECT_FALSE(jobs[0].array_task_id);
+  EXPECT_EQ(jobs[1].array_job_id, 2u);
+  EXPECT_EQ(jobs[1].array_task_id, 0u);
+  EXPECT_EQ(jobs[4].reason, "DependencyNeverSatisfied");
+  EXPECT_EQ(jobs[5].state, JobState::node_fail);
+  EXPECT_THROW(parse_squeue_json("squeue: error"), std::exception);
+}
