@@ -15,6 +15,8 @@ sudo_if_needed apt-get install -y --no-install-recommends -o DPkg::Lock::Timeout
   libopenmpi-dev openmpi-bin \
   libtrilinos-kokkos-dev \
   libslurm-dev slurmctld slurmd slurm-client munge \
-  libmuparser-dev nlohmann-json3-dev libfmt-dev \
+  libmuparser-dev nlohmann-json3-dev libfmt-dev zlib1g-dev \
   libgtest-dev libgmock-dev \
-  python3 python3-h5py
+  python3 python3-h5py python3-pandas \
+  gnuplot-nox \
+  python3-optuna

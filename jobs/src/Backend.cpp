@@ -7,6 +7,8 @@
 #include <stdexcept>
 
 #include "LocalBackend.h"
+#include "MpiBackend.h"
+#include "SlurmBackend.h"
 
 namespace flotilla::jobs {
 namespace {
@@ -18,6 +20,8 @@ struct BackendEntry {
 
 constexpr std::array kBackends{
     BackendEntry{"local", &make_local_backend},
+    BackendEntry{"mpi", &make_mpi_backend},
+    BackendEntry{"slurm", &make_slurm_backend},
 };
 
 }  // namespace

@@ -29,6 +29,7 @@ TaskResult failure_result(const TaskSpec& spec, const SpawnFailure& failure) {
   result.start = result.end = epoch_seconds();
   result.exit_code = failure.exit_code;
   result.reason = failure.reason;
+  result.attempt = spec.attempt;
   return result;
 }
 
@@ -38,13 +39,16 @@ TaskResult cancelled_result(const TaskSpec& spec) {
   result.status = TaskStatus::cancelled;
   result.start = result.end = epoch_seconds();
   result.reason = "cancelled";
+  result.attempt = spec.attempt;
   return result;
 }
 
 }  // namespace
 
 LocalBackend::LocalBackend(const BackendOptions& options)
-    : m_slots(resolve_slots(options.slots)), m_spawner(options.path_prepend) {}
+    : m_slots(resolve_slots(options.slots)),
+      m_placement(local_placement()),
+      m_spawner(options.path_prepend) {}
 
 void LocalBackend::submit(std::vector<TaskSpec> tasks) {
   for (auto& task : tasks) m_queue.push_back(std::move(task));
@@ -76,6 +80,11 @@ std::vector<TaskResult> LocalBackend::collect(std::chrono::milliseconds wait) {
     if (!m_finished.empty() || TaskRun::Clock::now() >= until) break;
   }
   m_finished_unstarted = 0;
+  for (auto& result : m_finished) {
+    result.rank = m_placement.rank;
+    result.host = m_placement.host;
+    result.device = m_placement.device;
+  }
   return std::exchange(m_finished, {});
 }
 

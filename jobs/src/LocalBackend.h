@@ -14,6 +14,7 @@
 #include "Process.h"
 #include "TaskRun.h"
 #include "flotilla/jobs/Backend.h"
+#include "flotilla/jobs/Placement.h"
 
 namespace flotilla::jobs {
 
@@ -37,6 +38,7 @@ class LocalBackend final : public Backend {
   void move_done_to_finished();
 
   unsigned m_slots;
+  Placement m_placement;  // stamped on every result: rank 0, this host, its devices
   Spawner m_spawner;
   std::deque<TaskSpec> m_queue;
   std::vector<std::unique_ptr<TaskRun>> m_running;

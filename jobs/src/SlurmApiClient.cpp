@@ -10,6 +10,8 @@
 
 #include <csignal>
 
+#include <cstdlib>
+#include <filesystem>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -50,6 +52,14 @@ std::string reason_text(std::uint16_t reason) {
 class ApiClient final : public SlurmClient {
  public:
   ApiClient() {
+    // slurm_init() calls fatal() and exits the process when it finds no configuration; say it
+    // ourselves, as an error the caller can report.
+    const char* conf = std::getenv("SLURM_CONF");
+    const std::filesystem::path path = conf ? conf : "/etc/slurm/slurm.conf";
+    if (!std::filesystem::exists(path))
+      throw std::runtime_error(fmt::format("no Slurm configuration at {} (set SLURM_CONF, or use "
+                                           "--resources.slurm_client=sbatch for a configless cluster)",
+                                           path.string()));
     static std::once_flag once;  // slurm_init reads $SLURM_CONF once per process
     std::call_once(once, [] { slurm_init(nullptr); });
   }

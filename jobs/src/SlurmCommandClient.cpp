@@ -89,7 +89,8 @@ class CommandClient final : public SlurmClient {
     const bool limit = result.out.find("QOSMaxSubmitJob") != std::string::npos ||
                        result.out.find("AssocMaxSubmitJob") != std::string::npos ||
                        result.out.find("Resource temporarily unavailable") != std::string::npos;
-    return SubmitRejected{fmt::format("sbatch: {}", first_line(result.out)), limit};
+    auto message = first_line(result.out);
+    return SubmitRejected{message.starts_with("sbatch:") ? message : "sbatch: " + message, limit};
   }
 
   std::vector<JobStatus> query(const std::vector<std::uint32_t>& ids) override {

@@ -13,6 +13,8 @@ std::string_view to_string(TaskStatus status) {
       return "timeout";
     case TaskStatus::cancelled:
       return "cancelled";
+    case TaskStatus::lost:
+      return "lost";
   }
   return "unknown";
 }

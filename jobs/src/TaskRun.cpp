@@ -127,6 +127,7 @@ TaskResult TaskRun::result() const {
   const std::size_t keep = std::min(m_tail.size(), kOutputTailBytes);
   result.output_tail = m_tail.substr(m_tail.size() - keep);
   result.metrics = m_metrics.metrics();
+  result.attempt = m_spec.attempt;
   return result;
 }
 

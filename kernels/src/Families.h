@@ -6,5 +6,6 @@
 namespace flotilla::kernels {
 
 const KernelFamily& stencil_family();  // StencilFamily.cpp
+const KernelFamily& sleep_family();    // SleepFamily.cpp
 
 }  // namespace flotilla::kernels

@@ -13,6 +13,7 @@ namespace flotilla::kernels {
 const std::vector<const KernelFamily*>& families() {
   static const std::vector<const KernelFamily*> list = {
       &stencil_family(),
+      &sleep_family(),
   };
   return list;
 }

@@ -14,28 +14,19 @@
 #include <vector>
 
 #include "flotilla/kernels/Family.h"
+#include "flotilla/kernels/Run.h"
 #include "flotilla/kernels/Runtime.h"
 
 namespace po = boost::program_options;
 namespace fk = flotilla::kernels;
+using fk::option_name;
 
 namespace {
-
-constexpr int exit_ok = 0;
-constexpr int exit_failed = 1;
-constexpr int exit_usage = 2;
-constexpr int exit_skipped = 77;  // CTest's SKIP_RETURN_CODE convention
 
 // A bad command line: printed on stderr, exit 2.
 struct UsageError {
   std::string message;
 };
-
-std::string option_name(const std::string& param) {
-  std::string name = param;
-  for (char& c : name) c = c == '_' ? '-' : c;
-  return name;
-}
 
 void print_usage(std::ostream& out) {
   out << "usage: flotilla-kernel <family> [--<param> <value> ...] [--verify [--shard S --shards N]]\n"
@@ -70,55 +61,12 @@ po::options_description family_options(const fk::KernelFamily& family) {
   return options;
 }
 
-std::string format_metrics(const fk::Metrics& metrics) {
-  std::string line = "flotilla-metric:";
-  for (const fk::Metric& metric : metrics) {
-    char value[32];
-    std::snprintf(value, sizeof value, "%.6g", metric.value);
-    line += " " + metric.name + "=" + value;
-  }
-  return line;
-}
-
 fk::Params collect_params(const fk::KernelFamily& family, const po::variables_map& vm) {
   fk::Params params;
   for (const fk::ParamDecl& decl : family.params()) {
     params[decl.name] = vm[option_name(decl.name)].as<std::string>();
   }
   return params;
-}
-
-std::string describe(const fk::KernelFamily& family, const fk::Params& params) {
-  std::string text(family.name());
-  for (const auto& [name, value] : params) text += " " + name + "=" + value;
-  return text;
-}
-
-int run_benchmark(const fk::KernelFamily& family, const fk::Params& params) {
-  const fk::BenchmarkResult result = family.benchmark(params);
-  if (result.outcome == fk::Outcome::skipped) {
-    std::cerr << "flotilla-kernel " << family.name() << ": skipped: " << result.message << "\n";
-    return exit_skipped;
-  }
-  if (result.outcome == fk::Outcome::failed) {
-    std::cerr << "flotilla-kernel " << family.name() << ": failed: " << result.message << "\n";
-    return exit_failed;
-  }
-  std::cout << "benchmark " << describe(family, params) << "\n"
-            << format_metrics(result.metrics) << std::endl;
-  return exit_ok;
-}
-
-int run_verify(const fk::KernelFamily& family, const fk::Params& params, int shard, int shards) {
-  const fk::VerifyResult result = family.verify(params, shard, shards);
-  if (result.outcome == fk::Outcome::skipped) {
-    std::cerr << "flotilla-kernel " << family.name() << ": skipped: " << result.message << "\n";
-    return exit_skipped;
-  }
-  std::cout << "verify " << describe(family, params) << "\n"
-            << (result.outcome == fk::Outcome::ok ? "PASS " : "FAIL ") << result.message << "\n"
-            << format_metrics({{"max_abs_error", result.max_abs_error}}) << std::endl;
-  return result.outcome == fk::Outcome::ok ? exit_ok : exit_failed;
 }
 
 int run_family(const fk::KernelFamily& family, const std::vector<std::string>& args) {
@@ -134,19 +82,18 @@ int run_family(const fk::KernelFamily& family, const std::vector<std::string>& a
     std::cout << "usage: flotilla-kernel " << family.name() << " [options]\n"
               << family.description() << "\n\n"
               << options;
-    return exit_ok;
+    return fk::kExitOk;
   }
   if (!vm.count("verify") && (!vm["shard"].defaulted() || !vm["shards"].defaulted())) {
     throw UsageError{"options --shard and --shards need --verify"};
   }
-  const fk::Params params = collect_params(family, vm);
-  try {
-    fk::Runtime runtime;  // Kokkos lives exactly as long as the run
-    if (vm.count("verify")) return run_verify(family, params, vm["shard"].as<int>(), vm["shards"].as<int>());
-    return run_benchmark(family, params);
-  } catch (const fk::InvalidParameter& e) {
-    throw UsageError{"option --" + option_name(e.parameter()) + ": " + e.what()};
-  }
+  const fk::RunRequest request{std::string(family.name()), collect_params(family, vm), vm.count("verify") > 0,
+                                vm["shard"].as<int>(), vm["shards"].as<int>()};
+  fk::Runtime runtime;  // Kokkos lives exactly as long as the run
+  const fk::RunReport report = fk::run_variant(request);  // shared with the MPI worker's in-process runs
+  std::cout << report.out << std::flush;
+  std::cerr << report.err;
+  return report.exit_code;
 }
 
 int dispatch(const std::vector<std::string>& args) {
@@ -154,14 +101,14 @@ int dispatch(const std::vector<std::string>& args) {
   const std::string& command = args.front();
   if (command == "--help" || command == "-h" || command == "help") {
     print_usage(std::cout);
-    return exit_ok;
+    return fk::kExitOk;
   }
   if (command == "list") {
     if (args.size() > 1) throw UsageError{"'list' takes no arguments, got '" + args[1] + "'"};
     for (const fk::KernelFamily* family : fk::families()) {
       std::cout << family->name() << "\t" << family->description() << "\n";
     }
-    return exit_ok;
+    return fk::kExitOk;
   }
   const fk::KernelFamily* family = fk::find_family(command);
   if (!family) throw UsageError{"unknown kernel family '" + command + "' (try 'flotilla-kernel list')"};
@@ -175,9 +122,9 @@ int main(int argc, char** argv) {
     return dispatch(std::vector<std::string>(argv + 1, argv + argc));
   } catch (const UsageError& e) {
     std::cerr << "flotilla-kernel: " << e.message << "\n";
-    return exit_usage;
+    return fk::kExitUsage;
   } catch (const std::exception& e) {
     std::cerr << "flotilla-kernel: error: " << e.what() << "\n";
-    return exit_failed;
+    return fk::kExitFailed;
   }
 }

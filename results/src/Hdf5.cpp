@@ -128,13 +128,13 @@ double read_double_attribute(hid_t object, const char* name) {
   return value;
 }
 
-Handle create_table(hid_t file, const char* name, hid_t file_type, hsize_t chunk_rows) {
+Handle create_table(hid_t file, const char* name, hid_t file_type, hsize_t chunk_rows, int deflate_level) {
   const hsize_t initial = 0;
   const hsize_t unlimited = H5S_UNLIMITED;
   Handle space(FLOTILLA_H5(H5Screate_simple(1, &initial, &unlimited)));
   Handle dcpl(FLOTILLA_H5(H5Pcreate(H5P_DATASET_CREATE)));
   FLOTILLA_H5(H5Pset_chunk(dcpl.id(), 1, &chunk_rows));
-  FLOTILLA_H5(H5Pset_deflate(dcpl.id(), 1));
+  if (deflate_level > 0) FLOTILLA_H5(H5Pset_deflate(dcpl.id(), static_cast<unsigned>(deflate_level)));
   return Handle(FLOTILLA_H5(H5Dcreate2(file, name, file_type, space.id(), H5P_DEFAULT,
                                        dcpl.id(), H5P_DEFAULT)));
 }
@@ -158,8 +158,7 @@ void append_rows(hid_t dataset, hid_t mem_type, const void* rows, hsize_t count)
   FLOTILLA_H5(H5Dflush(dataset));
 }
 
-void read_rows(hid_t dataset, hid_t mem_type, void* out, hsize_t count) {
-  const hsize_t start = 0;
+void read_rows(hid_t dataset, hid_t mem_type, void* out, hsize_t count, hsize_t start) {
   Handle file_space(FLOTILLA_H5(H5Dget_space(dataset)));
   FLOTILLA_H5(H5Sselect_hyperslab(file_space.id(), H5S_SELECT_SET, &start, nullptr, &count,
                                   nullptr));

@@ -83,13 +83,13 @@ long long read_int_attribute(hid_t object, const char* name);
 unsigned long long read_uint_attribute(hid_t object, const char* name);
 double read_double_attribute(hid_t object, const char* name);
 
-// One-dimensional extendible dataset of compound rows.
-Handle create_table(hid_t file, const char* name, hid_t file_type, hsize_t chunk_rows);
+// One-dimensional extendible dataset of compound rows; deflate_level 0: not compressed.
+Handle create_table(hid_t file, const char* name, hid_t file_type, hsize_t chunk_rows, int deflate_level = 1);
 hsize_t row_count(hid_t dataset);
 // Appends `count` rows laid out as `mem_type` and flushes the dataset (SWMR durability point).
 void append_rows(hid_t dataset, hid_t mem_type, const void* rows, hsize_t count);
-// Reads all rows as `mem_type` (which may name a subset of the fields) into `out`.
-void read_rows(hid_t dataset, hid_t mem_type, void* out, hsize_t count);
+// Reads `count` rows from row `start` as `mem_type` (which may name a subset of the fields).
+void read_rows(hid_t dataset, hid_t mem_type, void* out, hsize_t count, hsize_t start = 0);
 // Shrinks the dataset to `rows` rows (only outside SWMR mode).
 void truncate_rows(hid_t dataset, hsize_t rows);
 

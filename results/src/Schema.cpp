@@ -91,6 +91,9 @@ h5::Handle trial_type() {
   add_string(type.id(), "reason", offsetof(TrialRow, reason), sizeof(TrialRow::reason));
   add_string(type.id(), "output_tail", offsetof(TrialRow, output_tail),
              sizeof(TrialRow::output_tail));
+  add_field(type.id(), "rank", offsetof(TrialRow, rank), H5T_NATIVE_INT32);
+  add_string(type.id(), "host", offsetof(TrialRow, host), sizeof(TrialRow::host));
+  add_string(type.id(), "device", offsetof(TrialRow, device), sizeof(TrialRow::device));
   return type;
 }
 
@@ -137,6 +140,8 @@ std::string from_field(const char (&field)[N]) {
 }
 
 }  // namespace
+
+h5::Handle trial_status_type() { return status_type(); }
 
 MemoryTypes make_memory_types() {
   return {candidate_type(), trial_type(), trial_key_type(), metric_type(),
@@ -190,6 +195,9 @@ TrialRow to_row(const TrialRecord& record) {
   copy_head(row.reason, record.reason);
   const std::string_view tail = utf8_tail(record.output_tail, sizeof(row.output_tail) - 1);
   std::memcpy(row.output_tail, tail.data(), tail.size());
+  row.rank = record.rank;
+  copy_head(row.host, record.host);
+  copy_head(row.device, record.device);
   return row;
 }
 
@@ -206,6 +214,9 @@ TrialRecord from_row(const TrialRow& row) {
   record.objective = row.objective;
   record.reason = from_field(row.reason);
   record.output_tail = from_field(row.output_tail);
+  record.rank = row.rank;
+  record.host = from_field(row.host);
+  record.device = from_field(row.device);
   return record;
 }
 

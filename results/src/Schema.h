@@ -46,6 +46,11 @@ struct TrialRow {
   double objective;
   char reason[256];
   char output_tail[1024];
+  // Added after the first release; a file written before reads them as 0 and "" (HDF5 leaves
+  // memory fields the file lacks untouched), and appending to one drops them.
+  std::int32_t rank;
+  char host[64];
+  char device[64];
 };
 
 // The fields of TrialRow that make up a trial's key; read on open to rebuild the key set.
@@ -83,6 +88,8 @@ struct MemoryTypes {
 };
 
 MemoryTypes make_memory_types();
+// The trial status enum (ok, failed, timeout, cancelled), shared with the job file's rows.
+h5::Handle trial_status_type();
 // The packed on-disk version of a memory compound type.
 h5::Handle make_file_type(hid_t memory_type);
 

@@ -272,6 +272,8 @@ bool Store::add_trial(const TrialRecord& record) {
   return true;
 }
 
+bool has_live_writer(const std::filesystem::path& path) { return WriterLock::is_held(path); }
+
 void Store::add_event(const EventRecord& record) {
   Impl& impl = *m_impl;
   impl.write([&] {

@@ -49,6 +49,19 @@ WriterLock WriterLock::acquire(const std::filesystem::path& path) {
   throw StoreError(path.string() + ": cannot lock for writing: " + std::strerror(error));
 }
 
+bool WriterLock::is_held(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct flock lock {};
+  lock.l_type = F_WRLCK;
+  lock.l_whence = SEEK_SET;
+  lock.l_start = kLockOffset;
+  lock.l_len = 1;
+  const bool held = ::fcntl(fd, F_OFD_GETLK, &lock) == 0 && lock.l_type != F_UNLCK;
+  ::close(fd);
+  return held;
+}
+
 WriterLock::WriterLock(WriterLock&& other) noexcept : m_fd(std::exchange(other.m_fd, -1)) {}
 
 WriterLock& WriterLock::operator=(WriterLock&& other) noexcept {

@@ -17,6 +17,9 @@ class WriterLock {
  public:
   // Throws StoreError "<path>: is open for writing by another process" if the lock is held.
   static WriterLock acquire(const std::filesystem::path& path);
+  // True when some process holds the lock now. Only tests (F_OFD_GETLK): never takes it, so a
+  // reader asking cannot make a starting writer fail.
+  static bool is_held(const std::filesystem::path& path);
 
   WriterLock() = default;
   WriterLock(WriterLock&& other) noexcept;

@@ -22,6 +22,7 @@
 #include "flotilla/jobs/Command.h"
 #include "flotilla/results/Analysis.h"
 #include "flotilla/results/Store.h"
+#include "flotilla/scheduler/Ingest.h"
 #include "flotilla/scheduler/Planning.h"
 #include "flotilla/search/Strategy.h"
 #include "Progress.h"
@@ -40,15 +41,6 @@ double now_seconds() {
 std::string host_name() {
   char buf[256] = {};
   return gethostname(buf, sizeof buf - 1) == 0 ? std::string(buf) : std::string("unknown");
-}
-
-results::TrialStatus trial_status(jobs::TaskStatus s) {
-  switch (s) {
-    case jobs::TaskStatus::ok: return results::TrialStatus::ok;
-    case jobs::TaskStatus::timeout: return results::TrialStatus::timeout;
-    case jobs::TaskStatus::cancelled: return results::TrialStatus::cancelled;
-    default: return results::TrialStatus::failed;
-  }
 }
 
 // Names the settings that differ between two fingerprints ("key = value" lines).
@@ -77,7 +69,13 @@ class CampaignRunner {
  public:
   CampaignRunner(const Settings& s, const RunOptions& o, std::ostream& out, std::ostream& err)
       : m_s(s), m_out(out), m_err(err), m_progress(err, o.live_progress) {
-    m_backend = jobs::make_backend({.name = s.backend, .slots = s.slots, .path_prepend = o.path_prepend});
+    jobs::SlurmResources slurm{.client = s.slurm.client, .partition = s.slurm.partition, .nodes = s.slurm.nodes,
+                               .ranks_per_node = s.slurm.ranks_per_node, .gpus_per_node = s.slurm.gpus_per_node,
+                               .time_limit = s.slurm.time_limit, .account = s.slurm.account, .qos = s.slurm.qos,
+                               .workdir = s.slurm.jobs_dir, .job_prefix = s.name, .max_attempts = s.max_attempts};
+    m_backend = jobs::make_backend(
+        {.name = s.backend, .slots = s.slots, .ranks = s.ranks, .path_prepend = o.path_prepend,
+         .slurm = std::move(slurm)});
     m_strategy = search::make_strategy({.name = s.strategy, .seed = s.seed, .maximize = s.maximize}, s.space);
   }
 
@@ -257,16 +255,27 @@ class CampaignRunner {
 
   void record(const std::vector<jobs::TaskResult>& finished) {
     for (const auto& r : finished) {
-      if (r.status == jobs::TaskStatus::cancelled) continue;  // not a result: it runs again on resume
-      const auto key = decode_task_id(r.id);
-      results::TrialRecord t{.candidate = key.candidate, .kind = key.kind, .index = key.index, .attempt = 0,
-                             .status = trial_status(r.status), .start = r.start, .end = r.end,
-                             .exit_code = r.exit_code, .objective = r.objective.value_or(std::nan("")),
-                             .reason = r.reason, .output_tail = r.output_tail};
-      for (const auto& [name, value] : r.metrics) t.metrics.push_back({name, value});
-      if (key.kind == results::TrialKind::evaluate) m_ran_evaluate.insert(key.candidate);
+      // Cancelled (or lost while stopping) is not a result: the task runs again on resume.
+      if (r.status == jobs::TaskStatus::cancelled || (r.status == jobs::TaskStatus::lost && g_stop)) continue;
+      if (should_requeue(r, m_s.max_attempts)) {
+        requeue(r);
+        continue;
+      }
+      auto t = *to_trial_record(r);
+      if (t.kind == results::TrialKind::evaluate) m_ran_evaluate.insert(t.candidate);
       if (m_store->add_trial(t)) m_trials.push_back(std::move(t));
     }
+  }
+
+  // A task whose rank died before it reported runs again in the next job, as its next attempt.
+  void requeue(const jobs::TaskResult& r) {
+    const auto key = decode_task_id(r.id);
+    auto spec = make_task(key.candidate, key.kind, key.index);
+    spec.attempt = r.attempt + 1;
+    m_store->add_event({now_seconds(), "task_requeued",
+                        fmt::format("candidate {} {} {} attempt {}: {}", key.candidate, results::to_string(key.kind),
+                                    key.index, spec.attempt, r.reason)});
+    m_backend->submit({std::move(spec)});
   }
 
   ProgressState progress(int round, const char* phase) const {

@@ -10,5 +10,8 @@ namespace flotilla::cli {
 
 int run_command(const std::vector<std::string>& args);      // RunCommand.cpp
 int results_command(const std::vector<std::string>& args);  // ResultsCommand.cpp
+int status_command(const std::vector<std::string>& args);   // SlurmCommands.cpp
+int cancel_command(const std::vector<std::string>& args);   // SlurmCommands.cpp
+int replay_command(const std::vector<std::string>& args);   // ReplayCommand.cpp
 
 }  // namespace flotilla::cli

@@ -29,8 +29,20 @@ const std::vector<OptionDecl>& option_table() {
       {"search.strategy", "random", false, false, "search strategy: grid or random"},
       {"search.budget", "32", false, false, "candidates to explore, the baseline not counted"},
       {"search.batch", "8", false, false, "candidates per round"},
-      {"resources.backend", "local", false, false, "where tasks run: local"},
+      {"resources.backend", "local", false, false, "where tasks run: local, mpi or slurm"},
       {"resources.slots", "0", false, false, "concurrent tasks on the local backend (0 = number of cores)"},
+      {"resources.ranks", "0", false, false, "mpi: MPI ranks per job, rank 0 dispatching (0 = slots + 1)"},
+      {"resources.partition", "", false, false, "slurm: partition (default: the cluster's default)"},
+      {"resources.nodes", "1", false, false, "slurm: nodes per job"},
+      {"resources.ranks_per_node", "2", false, false, "slurm: flotilla-worker ranks per node"},
+      {"resources.gpus_per_node", "0", false, false, "slurm: --gpus-per-node"},
+      {"resources.time_limit", "30m", false, false, "slurm: time limit per job"},
+      {"resources.account", "", false, false, "slurm: account to charge"},
+      {"resources.qos", "", false, false, "slurm: quality of service"},
+      {"resources.slurm_client", "api", false, false, "slurm: submit through libslurm (api) or the sbatch command"},
+      {"resources.jobs_dir", "", false, false, "slurm: where job scripts, manifests and job results go "
+                                               "(default: RESULTS.jobs beside the results file)"},
+      {"resources.max_attempts", "3", false, false, "tries per task when jobs fail, are preempted or lose a node"},
   };
   return table;
 }

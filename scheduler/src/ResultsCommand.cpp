@@ -1,41 +1,73 @@
-// ResultsCommand.cpp — `flotilla results SUBCOMMAND FILE.h5 ...`: offline analysis of campaign files.
+// ResultsCommand.cpp — `flotilla results SUBCOMMAND FILE.h5 ... [options]`: offline analysis of
+// campaign files. This file only dispatches: each subcommand lives in src/results/, and this is
+// the one list of them; usage and --help are generated from it.
+#include <fmt/format.h>
+
 #include <iostream>
 
-#include <boost/program_options.hpp>
-
 #include "Commands.h"
-#include "flotilla/results/Analysis.h"
-#include "flotilla/results/Store.h"
-
-namespace po = boost::program_options;
+#include "results/ResultsCli.h"
 
 namespace flotilla::cli {
+namespace {
+
+using results_cli::Subcommand;
+namespace po = boost::program_options;
+
+const Subcommand* const kSubcommands[] = {
+    &results_cli::kSummary, &results_cli::kHistory, &results_cli::kTop,    &results_cli::kCompare,
+    &results_cli::kPareto,  &results_cli::kParams,  &results_cli::kExport, &results_cli::kPlot,
+};
+
+std::string usage() {
+  std::string out = "usage: flotilla results SUBCOMMAND FILE.h5 ... [options]\n\nsubcommands:\n";
+  for (const auto* s : kSubcommands) out += fmt::format("  {:<8} {}\n  {:<8} {}\n", s->name, s->synopsis, "", s->what);
+  out += "\nevery subcommand takes --json (one JSON object for scripts) and --help\n";
+  return out;
+}
+
+po::options_description options_of(const Subcommand& s) {
+  po::options_description desc(fmt::format("flotilla results {} {}\n{}\n\noptions", s.name, s.synopsis, s.what));
+  desc.add_options()("help,h", "show this help")("json", "print one JSON object instead of text");
+  if (s.add_options) s.add_options(desc);
+  return desc;
+}
+
+}  // namespace
 
 int results_command(const std::vector<std::string>& args) {
-  po::options_description desc("flotilla results summary FILE.h5 [options]");
-  desc.add_options()("help,h", "show this help")("json", "print one JSON object instead of text")(
-      "top", po::value<std::size_t>()->default_value(5), "rows in the top table");
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    (args.empty() ? std::cerr : std::cout) << usage();
+    return args.empty() ? 1 : 0;
+  }
+  const Subcommand* chosen = nullptr;
+  for (const auto* s : kSubcommands)
+    if (s->name == args[0]) chosen = s;
+  if (!chosen) {
+    std::cerr << fmt::format("flotilla results: unknown subcommand '{}'\n\n{}", args[0], usage());
+    return 1;
+  }
+  auto desc = options_of(*chosen);
   po::options_description hidden;
-  hidden.add_options()("what", po::value<std::string>())("file", po::value<std::string>());
-  po::positional_options_description positional;
-  positional.add("what", 1).add("file", 1);
+  hidden.add_options()("file", po::value<std::vector<std::string>>()->default_value({}, ""));
   po::options_description all;
   all.add(desc).add(hidden);
+  po::positional_options_description positional;
+  positional.add("file", -1);
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+  const std::vector<std::string> rest(args.begin() + 1, args.end());
+  po::store(po::command_line_parser(rest).options(all).positional(positional).run(), vm);
+  po::notify(vm);
   if (vm.count("help")) {
     std::cout << desc << '\n';
     return 0;
   }
-  if (!vm.count("what") || vm["what"].as<std::string>() != "summary" || !vm.count("file")) {
-    std::cerr << "usage: flotilla results summary FILE.h5 [--json] [--top K]\n";
+  const auto& files = vm["file"].as<std::vector<std::string>>();
+  if (files.size() < chosen->min_files || (chosen->max_files && files.size() > chosen->max_files)) {
+    std::cerr << fmt::format("usage: flotilla results {} {}\n", chosen->name, chosen->synopsis);
     return 1;
   }
-  auto store = results::Store::open_read(vm["file"].as<std::string>());
-  auto summary = results::summarize(store);
-  auto top = vm["top"].as<std::size_t>();
-  std::cout << (vm.count("json") ? results::summary_json(summary, top) + "\n" : results::summary_text(summary, top));
-  return 0;
+  return chosen->run(vm, files, std::cout);
 }
 
 }  // namespace flotilla::cli

@@ -136,6 +136,7 @@ Settings load_settings(const std::filesystem::path& file, const std::vector<std:
   settings.config_text = std::move(text);
   if (settings.name.empty()) settings.name = file.stem().string();
   if (settings.results.empty()) settings.results = settings.name + ".h5";
+  if (settings.slurm.jobs_dir.empty()) settings.slurm.jobs_dir = settings.results.string() + ".jobs";
   return settings;
 }
 

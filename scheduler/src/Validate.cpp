@@ -172,6 +172,19 @@ Settings validate(RawValues raw, const std::string& display) {
   s.batch = static_cast<std::size_t>(r.integer("search.batch", 1, 1'000'000));
   s.backend = registered(r, "resources.backend", jobs::backend_names());
   s.slots = static_cast<unsigned>(r.integer("resources.slots", 0, 4096));
+  s.ranks = static_cast<unsigned>(r.integer("resources.ranks", 0, 1'000'000));
+  s.slurm.partition = r.text("resources.partition");
+  s.slurm.nodes = static_cast<int>(r.integer("resources.nodes", 1, 100'000));
+  s.slurm.ranks_per_node = static_cast<int>(r.integer("resources.ranks_per_node", 1, 4096));
+  s.slurm.gpus_per_node = static_cast<int>(r.integer("resources.gpus_per_node", 0, 64));
+  auto limit = r.duration("resources.time_limit");
+  if (limit < std::chrono::minutes(1)) bad(*r.one("resources.time_limit"), "resources.time_limit", "is shorter than a minute");
+  s.slurm.time_limit = std::chrono::duration_cast<std::chrono::minutes>(limit);
+  s.slurm.account = r.text("resources.account");
+  s.slurm.qos = r.text("resources.qos");
+  s.slurm.client = registered(r, "resources.slurm_client", {"api", "sbatch"});
+  s.slurm.jobs_dir = r.text("resources.jobs_dir");
+  s.max_attempts = static_cast<int>(r.integer("resources.max_attempts", 1, 100));
   return s;
 }
 

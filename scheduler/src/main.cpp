@@ -13,6 +13,11 @@ constexpr const char* kUsage = R"(flotilla — turns an intent into a verified r
 usage:
   flotilla run CAMPAIGN.ini [--section.key=VALUE ...]   run or resume a campaign
   flotilla results summary FILE.h5 [--json] [--top K]   summarise a campaign's results
+  flotilla results SUBCOMMAND FILE.h5 ... [--json]      history, top, compare, pareto, params,
+                                                        export, plot (flotilla results --help)
+  flotilla status CAMPAIGN.ini                          the campaign's progress and its Slurm jobs
+  flotilla cancel CAMPAIGN.ini                          cancel the campaign's pending and running Slurm jobs
+  flotilla replay SPACE.csv|CACHE.json[.gz] [...]       replay a search strategy on a recorded space
   flotilla --version
   flotilla COMMAND --help                               options of a command
 
@@ -28,6 +33,9 @@ struct Command {
 constexpr Command kCommands[] = {
     {"run", flotilla::cli::run_command},
     {"results", flotilla::cli::results_command},
+    {"status", flotilla::cli::status_command},
+    {"cancel", flotilla::cli::cancel_command},
+    {"replay", flotilla::cli::replay_command},
 };
 
 }  // namespace

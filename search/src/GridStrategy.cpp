@@ -8,7 +8,8 @@ namespace {
 
 class GridStrategy final : public Strategy {
  public:
-  explicit GridStrategy(const Space& space) : Strategy(space), m_size(space.grid_size()) {}
+  GridStrategy(const StrategyOptions& options, const Space& space)
+      : Strategy(space, options), m_size(space.grid_size()) {}
   std::string_view name() const override { return "grid"; }
 
  protected:
@@ -27,6 +28,8 @@ class GridStrategy final : public Strategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_grid_strategy(const Space& space) { return std::make_unique<GridStrategy>(space); }
+std::unique_ptr<Strategy> make_grid_strategy(const StrategyOptions& options, const Space& space) {
+  return std::make_unique<GridStrategy>(options, space);
+}
 
 }  // namespace flotilla::search

@@ -32,6 +32,7 @@ void Space::add_parameter(Parameter parameter) {
   for (const auto& p : m_parameters)
     if (p.name == parameter.name) throw SpaceError(fmt::format("param '{}': declared twice", p.name));
   m_parameters.push_back(std::move(parameter));
+  m_feasible_known = false;
 }
 
 namespace {
@@ -80,9 +81,33 @@ void Space::add_constraint(std::string expression) {
   }
   c.parsers.push_back(std::move(parser));
   m_constraints.push_back(std::move(expression));
+  m_feasible_known = false;
+}
+
+void Space::add_predicate(std::string description, std::function<bool(const Configuration&)> predicate) {
+  m_predicates.push_back(std::move(predicate));
+  m_constraints.push_back(std::move(description));
+  m_feasible_known = false;
+}
+
+const std::vector<std::uint64_t>* Space::feasible_indices() const {
+  constexpr std::uint64_t limit = kEnumerateLimit;
+  if (!m_feasible_known) {
+    m_feasible.reset();
+    bool finite = std::none_of(m_parameters.begin(), m_parameters.end(), [](const Parameter& p) { return p.continuous(); });
+    if (finite && grid_size() <= limit) {
+      auto indices = std::make_shared<std::vector<std::uint64_t>>();
+      for_each_feasible([&](std::uint64_t i) { indices->push_back(i); });
+      m_feasible = std::move(indices);
+    }
+    m_feasible_known = true;
+  }
+  return m_feasible.get();
 }
 
 bool Space::feasible(const Configuration& config) const {
+  for (const auto& predicate : m_predicates)
+    if (!predicate(config)) return false;
   auto& c = *m_compiled;
   if (c.parsers.empty()) return true;
   std::copy(config.begin(), config.end(), c.values.begin());

@@ -1,14 +1,23 @@
 // Strategies.h — factories of the built-in strategies, used only by the registry.
 #pragma once
 
-#include <cstdint>
 #include <memory>
 
 #include "flotilla/search/Strategy.h"
 
 namespace flotilla::search {
 
-std::unique_ptr<Strategy> make_grid_strategy(const Space& space);
-std::unique_ptr<Strategy> make_random_strategy(const Space& space, std::uint64_t seed);
+using Factory = std::unique_ptr<Strategy> (*)(const StrategyOptions&, const Space&);
+
+std::unique_ptr<Strategy> make_grid_strategy(const StrategyOptions& options, const Space& space);
+std::unique_ptr<Strategy> make_random_strategy(const StrategyOptions& options, const Space& space);
+std::unique_ptr<Strategy> make_sobol_strategy(const StrategyOptions& options, const Space& space);
+std::unique_ptr<Strategy> make_bayes_strategy(const StrategyOptions& options, const Space& space);
+std::unique_ptr<Strategy> make_genetic_strategy(const StrategyOptions& options, const Space& space);
+std::unique_ptr<Strategy> make_annealing_strategy(const StrategyOptions& options, const Space& space);
+std::unique_ptr<Strategy> make_local_strategy(const StrategyOptions& options, const Space& space);
+std::unique_ptr<Strategy> make_hyperband_strategy(const StrategyOptions& options, const Space& space);
+std::unique_ptr<Strategy> make_bandit_strategy(const StrategyOptions& options, const Space& space);
+std::unique_ptr<Strategy> make_nsga2_strategy(const StrategyOptions& options, const Space& space);
 
 }  // namespace flotilla::search

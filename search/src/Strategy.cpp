@@ -1,17 +1,23 @@
 // Strategy.cpp — the base class's bookkeeping and the explicit registry of strategies.
+//
+// The base class owns the invariants every strategy relies on: the seen set (asked, told or
+// reserved), the history of outcomes in "lower is better" form, and the pending list (asked,
+// not told) that batch-aware strategies keep new proposals away from.
 #include "flotilla/search/Strategy.h"
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
+#include "Pareto.h"
 #include "Strategies.h"
 
 namespace flotilla::search {
 
-std::size_t Strategy::Hash::operator()(const Configuration& c) const noexcept {
+std::size_t ConfigurationHash::operator()(const Configuration& c) const noexcept {
   std::size_t h = c.size();
   for (double v : c) {
     std::uint64_t bits = 0;
@@ -21,6 +27,8 @@ std::size_t Strategy::Hash::operator()(const Configuration& c) const noexcept {
   return h;
 }
 
+Strategy::Strategy(const Space& space, const StrategyOptions& options) : m_space(space), m_options(options) {}
+
 std::vector<Configuration> Strategy::ask(std::size_t n) {
   std::vector<Configuration> batch;
   while (batch.size() < n) {
@@ -28,17 +36,47 @@ std::vector<Configuration> Strategy::ask(std::size_t n) {
     if (!next) break;
     if (m_seen.contains(*next) || !m_space.feasible(*next)) continue;
     m_seen.insert(*next);
+    m_pending.push_back(*next);
     batch.push_back(std::move(*next));
   }
   return batch;
 }
 
 void Strategy::tell(const Configuration& config, std::optional<double> objective) {
+  if (!objective) return record(config, {});
+  record(config, {m_options.maximize ? -*objective : *objective});
+}
+
+void Strategy::tell_objectives(const Configuration& config, const std::vector<double>& objectives) {
+  std::vector<double> loss = objectives;
+  for (std::size_t i = 0; i < loss.size(); ++i) {
+    bool maximize = i < m_options.maximize_objectives.size() ? m_options.maximize_objectives[i] : m_options.maximize;
+    if (maximize) loss[i] = -loss[i];
+  }
+  record(config, std::move(loss));
+}
+
+void Strategy::reserve(const Configuration& config) {
+  if (m_seen.insert(config).second) m_pending.push_back(config);
+}
+
+void Strategy::record(const Configuration& config, std::vector<double> loss) {
   m_seen.insert(config);
-  observe(config, objective);
+  auto pending = std::find(m_pending.begin(), m_pending.end(), config);
+  if (pending != m_pending.end()) m_pending.erase(pending);
+  auto [it, added] = m_index.try_emplace(config, m_history.size());
+  if (added) m_history.push_back({config, std::move(loss)});
+  else m_history[it->second].loss = std::move(loss);
+  observe(it->second);
 }
 
 bool Strategy::seen(const Configuration& config) const { return m_seen.contains(config); }
+
+std::vector<Observation> Strategy::pareto_front() const {
+  std::vector<Observation> front;
+  for (auto i : non_dominated(m_history)) front.push_back(m_history[i]);
+  return front;
+}
 
 namespace {
 struct Entry {
@@ -48,8 +86,16 @@ struct Entry {
 // The one list of strategies. Add new ones here (no static self-registration: linkers drop it).
 const std::vector<Entry>& registry() {
   static const std::vector<Entry> entries = {
-      {"grid", [](const StrategyOptions&, const Space& s) { return make_grid_strategy(s); }},
-      {"random", [](const StrategyOptions& o, const Space& s) { return make_random_strategy(s, o.seed); }},
+      {"grid", make_grid_strategy},
+      {"random", make_random_strategy},
+      {"sobol", make_sobol_strategy},
+      {"bayes", make_bayes_strategy},
+      {"genetic", make_genetic_strategy},
+      {"annealing", make_annealing_strategy},
+      {"local", make_local_strategy},
+      {"hyperband", make_hyperband_strategy},
+      {"bandit", make_bandit_strategy},
+      {"nsga2", make_nsga2_strategy},
   };
   return entries;
 }

@@ -6,6 +6,7 @@ flotilla=$1 config=$2 work=$3
 shift 3
 check="$(dirname "$0")/check_campaign.py"
 rm -rf "$work" && mkdir -p "$work"
+# (the results file and its jobs directory live under $work)
 h5="$work/campaign.h5"
 "$flotilla" run "$config" "$@" --campaign.results="$h5" --no-live >"$work/first.log" 2>&1 &
 pid=$!
@@ -26,6 +27,20 @@ grep -q "resuming" "$work/second.log"
 grep -q "budget of .* spent\|exhausted" "$work/second.log" || { echo "resumed campaign did not finish"; cat "$work/second.log"; exit 1; }
 /usr/bin/python3 -c 'import json,sys; p=json.load(sys.stdin)["progress"]; sys.exit(p["pending"] != 0)' \
   < <("$flotilla" results summary "$h5" --json) || { echo "candidates left pending after resume"; exit 1; }
+# Slurm (CHECK_JOBS_DIR=1): the restarted scheduler re-attached to its jobs instead of submitting
+# their tasks again, so no (task, attempt) appears in two job manifests.
+if [ "${CHECK_JOBS_DIR:-0}" = 1 ]; then
+  /usr/bin/python3 - "$h5.jobs" <<'PY'
+import collections, glob, json, sys
+seen = collections.Counter()
+for manifest in glob.glob(sys.argv[1] + "/*/manifest.json"):
+    for task in json.load(open(manifest))["tasks"]:
+        seen[(task["id"], task.get("attempt", 0))] += 1
+twice = [k for k, n in seen.items() if n > 1]
+print(f"{len(seen)} tasks in job manifests; submitted twice: {twice[:5]}")
+sys.exit(1 if twice else 0)
+PY
+fi
 # A deterministic campaign (COMPARE_WITH_CLEAN=1) must record exactly as many trials as an
 # uninterrupted run of it; a benchmark's noisy objectives may change which candidates are verified.
 if [ "${COMPARE_WITH_CLEAN:-1}" = 1 ]; then

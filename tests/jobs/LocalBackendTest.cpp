@@ -33,7 +33,7 @@ void write_script(const std::filesystem::path& path, const std::string& body,
 }
 
 TEST(Registry, KnownAndUnknownNames) {
-  EXPECT_EQ(backend_names(), std::vector<std::string_view>{"local"});
+  EXPECT_EQ(backend_names(), (std::vector<std::string_view>{"local", "mpi", "slurm"}));
   EXPECT_EQ(local(3)->name(), "local");
   BackendOptions options;
   options.name = "x";
@@ -41,7 +41,7 @@ TEST(Registry, KnownAndUnknownNames) {
     make_backend(options);
     FAIL() << "no exception";
   } catch (const std::invalid_argument& error) {
-    EXPECT_STREQ(error.what(), "unknown backend 'x' (known: local)");
+    EXPECT_STREQ(error.what(), "unknown backend 'x' (known: local, mpi, slurm)");
   }
 }
 

@@ -113,10 +113,11 @@ TEST_F(SettingsTest, ErrorsNameFileLineSectionAndKey) {
 }
 
 TEST_F(SettingsTest, RegistryNamesAreChecked) {
-  EXPECT_EQ(error_of(kValid, {"--search.strategy=annealing"}),
-            "command line: [search] strategy: 'annealing' is not one of: grid, random");
+  EXPECT_EQ(error_of(kValid, {"--search.strategy=simplex"}),
+            "command line: [search] strategy: 'simplex' is not one of: grid, random, sobol, bayes, genetic, "
+            "annealing, local, hyperband, bandit, nsga2");
   EXPECT_EQ(error_of(kValid + std::string("[resources]\nbackend = pbs\n")),
-            "flotilla_settings_test.ini:24: [resources] backend: 'pbs' is not one of: local");
+            "flotilla_settings_test.ini:24: [resources] backend: 'pbs' is not one of: local, mpi, slurm");
 }
 
 TEST_F(SettingsTest, CommandLineErrors) {
@@ -157,4 +158,22 @@ TEST_F(SettingsTest, CommandPlaceholdersAreCheckedAtLoad) {
             f + ":13: [explore] command: unknown placeholder {tile_z} (known: candidate, repeat, tile_x, tile_y)");
   EXPECT_EQ(error_of(replace(kValid, "--x {tile_x}\n", "--x {tile_x} {repeat}\n")),
             f + ":17: [evaluate] command: unknown placeholder {repeat} (known: candidate, shard, shards, tile_x, tile_y)");
+}
+
+TEST_F(SettingsTest, SlurmResources) {
+  auto s = load_settings(write(kValid + std::string("[resources]\nbackend = slurm\npartition = gb200\nnodes = 2\n"
+                                                    "gpus_per_node = 4\ntime_limit = 2h\nslurm_client = sbatch\n")),
+                         {});
+  EXPECT_EQ(s.backend, "slurm");
+  EXPECT_EQ(s.slurm.partition, "gb200");
+  EXPECT_EQ(s.slurm.nodes, 2);
+  EXPECT_EQ(s.slurm.ranks_per_node, 2);
+  EXPECT_EQ(s.slurm.gpus_per_node, 4);
+  EXPECT_EQ(s.slurm.time_limit, std::chrono::minutes(120));
+  EXPECT_EQ(s.slurm.client, "sbatch");
+  EXPECT_EQ(s.slurm.jobs_dir, "tiling.h5.jobs");
+  EXPECT_EQ(error_of(kValid, {"--resources.time_limit=30s"}),
+            "command line: [resources] time_limit: '30s' is shorter than a minute");
+  EXPECT_EQ(error_of(kValid, {"--resources.slurm_client=rest"}),
+            "command line: [resources] slurm_client: 'rest' is not one of: api, sbatch");
 }

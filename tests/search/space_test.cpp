@@ -126,3 +126,18 @@ TEST(Space, FingerprintChangesWithSpace) {
   b.add_constraint("tile_y > 1");
   EXPECT_NE(a.fingerprint(), b.fingerprint());
 }
+
+TEST(Space, PredicatesAreConstraintsAndFeasibleIndicesAreKept) {
+  auto s = tiling_space();
+  s.add_predicate("not tile_y 2", [](const Configuration& c) { return c[1] != 2; });
+  EXPECT_FALSE(s.feasible({8, 2, 0}));
+  EXPECT_TRUE(s.feasible({8, 4, 0}));
+  EXPECT_EQ(s.constraints().back(), "not tile_y 2");
+  const auto* indices = s.feasible_indices();
+  ASSERT_NE(indices, nullptr);
+  EXPECT_EQ(indices->size(), 38u - 10u);  // tile_y=2 is feasible for every tile_x and precision
+  EXPECT_EQ(s.feasible_indices(), indices);  // computed once
+  Space continuous;
+  continuous.add_parameter(parse_parameter("lr: real: 0..1"));
+  EXPECT_EQ(continuous.feasible_indices(), nullptr);
+}

@@ -1,33 +1,37 @@
-// Strategies: no repeats, constraints respected, seeded determinism, exhaustion, registry.
+// Every strategy: no repeats, constraints respected, seeded determinism, exhaustion of a small
+// space, batches, told-twice outcomes, reservations and the registry.
 #include <set>
 
 #include <gtest/gtest.h>
 
 #include "flotilla/search/Strategy.h"
+#include "search_test_util.h"
 
 using namespace flotilla::search;
+using flotilla::search::test::small_space;
 
 namespace {
-Space small_space() {
-  Space s;
-  s.add_parameter(parse_parameter("x: int: 1..8"));
-  s.add_parameter(parse_parameter("y: int: 1..8"));
-  s.add_constraint("x + y <= 9");  // 36 feasible points of 64
-  return s;
-}
 
-std::vector<std::string> run(Strategy& strategy, const Space& space, std::size_t batch) {
+std::vector<std::string> run(Strategy& strategy, const Space& space, std::size_t batch, std::size_t limit = 100000) {
   std::vector<std::string> out;
-  for (;;) {
+  while (out.size() < limit) {
     auto configs = strategy.ask(batch);
     for (const auto& c : configs) {
       EXPECT_TRUE(space.feasible(c)) << space.to_text(c);
       out.push_back(space.to_text(c));
       strategy.tell(c, c[0] * c[1]);
     }
-    if (configs.size() < batch) return out;
+    if (configs.size() < batch) break;
   }
+  return out;
 }
+
+std::vector<std::string> all_names() {
+  std::vector<std::string> names;
+  for (auto n : strategy_names()) names.emplace_back(n);
+  return names;
+}
+
 }  // namespace
 
 class EveryStrategy : public ::testing::TestWithParam<std::string> {};
@@ -49,7 +53,59 @@ TEST_P(EveryStrategy, NeverReproposesToldConfigurations) {
   for (const auto& text : run(*strategy, space, 7)) EXPECT_NE(text, "x=1 y=1");
 }
 
-INSTANTIATE_TEST_SUITE_P(Registry, EveryStrategy, ::testing::Values("grid", "random"));
+TEST_P(EveryStrategy, SameSeedSameSequence) {
+  auto space = test::structured_space();
+  auto a = make_strategy({.name = GetParam(), .seed = 7, .maximize = false}, space);
+  auto b = make_strategy({.name = GetParam(), .seed = 7, .maximize = false}, space);
+  EXPECT_EQ(test::drive(*a, space, 60, 4), test::drive(*b, space, 60, 4));
+}
+
+TEST_P(EveryStrategy, FindsTheOptimumOfASmallSpaceWithinItsSize) {
+  auto space = small_space();  // objective x*y, minimised: the optimum x=1 y=1 is unique
+  auto strategy = make_strategy({.name = GetParam(), .seed = 11, .maximize = false}, space);
+  auto seen = run(*strategy, space, 1);
+  EXPECT_NE(std::find(seen.begin(), seen.end(), "x=1 y=1"), seen.end());
+  EXPECT_LE(seen.size(), 36u);
+}
+
+TEST_P(EveryStrategy, BatchesAreFeasibleAndDistinct) {
+  auto space = test::structured_space();
+  auto strategy = make_strategy({.name = GetParam(), .seed = 5, .maximize = false}, space);
+  std::set<Configuration> all;
+  for (int round = 0; round < 6; ++round) {
+    auto batch = strategy->ask(8);
+    ASSERT_EQ(batch.size(), 8u);
+    for (const auto& c : batch) {
+      EXPECT_TRUE(space.feasible(c));
+      EXPECT_TRUE(all.insert(c).second) << space.to_text(c);
+    }
+    for (const auto& c : batch) strategy->tell(c, test::structured_objective(c));
+  }
+}
+
+TEST_P(EveryStrategy, ARolledBackCandidateIsToldAgainAsAFailure) {
+  auto space = small_space();
+  auto strategy = make_strategy({.name = GetParam(), .seed = 2, .maximize = false}, space);
+  auto batch = strategy->ask(3);
+  ASSERT_EQ(batch.size(), 3u);
+  for (const auto& c : batch) strategy->tell(c, 1.0 + c[0]);
+  strategy->tell(batch[0], std::nullopt);  // verification failed: rolled back
+  ASSERT_EQ(strategy->history().size(), 3u);
+  EXPECT_TRUE(strategy->history()[0].failed());
+  for (const auto& o : strategy->pareto_front()) EXPECT_NE(o.config, batch[0]);
+  for (const auto& text : run(*strategy, space, 4)) EXPECT_NE(text, space.to_text(batch[0]));
+}
+
+TEST_P(EveryStrategy, ReservedConfigurationsAreNeverProposed) {
+  auto space = small_space();
+  auto strategy = make_strategy({.name = GetParam(), .seed = 4}, space);
+  strategy->reserve(space.parse_configuration("x=2 y=3"));
+  auto seen = run(*strategy, space, 3);
+  EXPECT_EQ(seen.size(), 35u);
+  EXPECT_EQ(std::find(seen.begin(), seen.end(), "x=2 y=3"), seen.end());
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, EveryStrategy, ::testing::ValuesIn(all_names()));
 
 TEST(RandomStrategy, SameSeedSameSequenceOtherSeedOther) {
   auto space = small_space();
@@ -79,6 +135,23 @@ TEST(RandomStrategy, ContinuousSpaceIsSampledWithinBounds) {
   EXPECT_GT(low_decade, 30);  // log-uniform: about a third fall in [1e-4, 1e-3)
 }
 
+TEST(AdaptiveStrategies, ContinuousParametersStayInBoundsAndRoundTrip) {
+  Space s;
+  s.add_parameter(parse_parameter("lr: real: 1e-4..1e-1 log"));
+  s.add_parameter(parse_parameter("k: int: 1..8"));
+  s.add_constraint("k < 7");
+  for (auto name : strategy_names()) {
+    if (name == "grid") continue;
+    auto strategy = make_strategy({.name = std::string(name), .seed = 3, .maximize = false}, s);
+    for (int round = 0; round < 10; ++round)
+      for (const auto& c : strategy->ask(4)) {
+        ASSERT_TRUE(s.feasible(c)) << name;
+        EXPECT_EQ(s.parse_configuration(s.to_text(c)).size(), 2u);
+        strategy->tell(c, std::abs(std::log10(c[0]) + 2.5) + c[1]);
+      }
+  }
+}
+
 TEST(GridStrategy, WalksInIndexOrder) {
   auto space = small_space();
   auto grid = make_strategy({.name = "grid"}, space);
@@ -91,9 +164,11 @@ TEST(GridStrategy, WalksInIndexOrder) {
 TEST(Registry, UnknownNameListsKnownOnes) {
   auto space = small_space();
   try {
-    make_strategy({.name = "annealing"}, space);
+    make_strategy({.name = "telepathy"}, space);
     FAIL();
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(), "unknown strategy 'annealing' (known: grid, random)");
+    EXPECT_STREQ(e.what(),
+                 "unknown strategy 'telepathy' (known: grid, random, sobol, bayes, genetic, annealing, local, hyperband, "
+                 "bandit, nsga2)");
   }
 }

@@ -37,10 +37,27 @@ class Backend {
   virtual void cancel_all() = 0;
 };
 
+// What each Slurm job asks for, and where its files go (backend "slurm").
+struct SlurmResources {
+  std::string client = "api";             // "api" (libslurm) or "sbatch" (the commands)
+  std::string partition;                  // empty: the cluster's default
+  int nodes = 1;
+  int ranks_per_node = 2;                 // flotilla-worker ranks per node (srun --mpi=pmix)
+  int gpus_per_node = 0;
+  std::chrono::minutes time_limit{30};
+  std::string account;
+  std::string qos;
+  std::filesystem::path workdir;          // manifests, job results and logs; absolute
+  std::string job_prefix = "flotilla";    // job names: PREFIX-N
+  int max_attempts = 3;                   // tries per task across failed, lost or preempted jobs
+};
+
 struct BackendOptions {
   std::string name = "local";
   unsigned slots = 0;                               // local: concurrent tasks; 0 = hardware threads
+  unsigned ranks = 0;                               // mpi: MPI ranks, rank 0 dispatching; 0 = slots + 1
   std::vector<std::filesystem::path> path_prepend;  // put before PATH for argv[0] lookup
+  SlurmResources slurm;                             // backend "slurm"
 };
 
 // Throws std::invalid_argument naming the known backends for an unknown name.

@@ -85,6 +85,17 @@ std::unique_ptr<SlurmClient> make_slurm_client(std::string_view name);
 // Splits task indices [0, count) into array ranges no larger than max_array_size.
 std::vector<std::pair<std::uint32_t, std::uint32_t>> split_array(std::uint32_t count, std::uint32_t max_array_size);
 
+// The jobs a Slurm backend left in its work directory (one folder per job: manifest.json,
+// slurm_job_id once submitted, results.h5 once the worker wrote a result), oldest first.
+struct JobDirectory {
+  std::filesystem::path dir;
+  std::string name;
+  std::uint32_t slurm_id = 0;   // 0: never submitted
+  std::size_t tasks = 0;
+  std::size_t results = 0;
+};
+std::vector<JobDirectory> list_job_directories(const std::filesystem::path& jobs_dir);
+
 // Pure parsers of the sbatch fallback's command output (tested with recorded output).
 std::optional<std::uint32_t> parse_sbatch_parsable(std::string_view out);       // "123" or "123;cluster"
 std::vector<JobStatus> parse_squeue_json(std::string_view json);                // squeue --json (22.05)

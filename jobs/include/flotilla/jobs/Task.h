@@ -26,9 +26,12 @@ struct TaskSpec {
   std::vector<std::pair<std::string, std::string>> env;  // added to (or replacing in) the environment
   std::filesystem::path workdir;        // empty: the caller's working directory
   std::string objective;                // metric that must be present for status ok; empty: none
+  int attempt = 0;                      // retry number, from 0; echoed in TaskResult, opaque here
 };
 
-enum class TaskStatus { ok, failed, timeout, cancelled };
+// lost: the task's executor died (an MPI rank, a node) before the task reported, so it never
+// ran to completion; the caller may run it again with the next attempt number.
+enum class TaskStatus { ok, failed, timeout, cancelled, lost };
 std::string_view to_string(TaskStatus status);
 
 struct TaskResult {
@@ -42,6 +45,10 @@ struct TaskResult {
   std::string output_tail;              // last kOutputTailBytes of stdout+stderr, interleaved
   MetricList metrics;                   // in the order they were printed; a later value of a name replaces it
   std::optional<double> objective;      // the objective metric's value, when the spec named one
+  int attempt = 0;                      // the spec's attempt
+  int rank = 0;                         // where it ran: MPI rank (0 for the local backend),
+  std::string host;                     //   host name,
+  std::string device;                   //   "cpu" or the CUDA_VISIBLE_DEVICES the task saw
 };
 
 inline constexpr std::size_t kOutputTailBytes = 1024;

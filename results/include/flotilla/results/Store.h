@@ -70,6 +70,9 @@ struct TrialRecord {
   std::string reason;        // why it failed; empty when ok; truncated to 255 bytes
   std::string output_tail;   // last bytes of stdout+stderr; truncated to the last 1023 bytes
   std::vector<Metric> metrics;
+  std::int32_t rank = 0;     // where it ran: MPI rank (0 for the local backend),
+  std::string host;          //   host, at most 63 bytes,
+  std::string device;        //   "cpu" or the CUDA_VISIBLE_DEVICES it saw, at most 63 bytes
 
   bool same_key(const TrialRecord& other) const {
     return candidate == other.candidate && kind == other.kind && index == other.index &&
@@ -124,5 +127,9 @@ class Store {
   explicit Store(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> m_impl;
 };
+
+// True when a flotilla process is writing `path` now (it holds the writer lock): a reader can
+// tell a running campaign from one that stopped without finishing.
+bool has_live_writer(const std::filesystem::path& path);
 
 }  // namespace flotilla::results

@@ -63,6 +63,19 @@ struct Settings {
 
   std::string backend = "local";
   unsigned slots = 0;
+  unsigned ranks = 0;                    // mpi backend: 0 = slots + 1
+  struct Slurm {
+    std::string partition;
+    int nodes = 1;
+    int ranks_per_node = 2;
+    int gpus_per_node = 0;
+    std::chrono::minutes time_limit{30};
+    std::string account;
+    std::string qos;
+    std::string client = "api";
+    std::filesystem::path jobs_dir;   // default: RESULTS.jobs
+  } slurm;
+  int max_attempts = 3;
 
   // "key = value" lines of every setting that recorded results depend on; a resumed campaign
   // must have the same (budget, batch, strategy, seed, slots and timeouts may change).

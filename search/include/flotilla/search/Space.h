@@ -6,7 +6,9 @@
 // Invariants: a Space never yields a configuration that violates a constraint; constraint
 // expressions are compiled once (muparser) and evaluated against variables bound to the
 // parameter values, with each enum/ordinal choice name defined as a constant (its index) when
-// that name is unambiguous.
+// that name is unambiguous. A constraint may also be code (add_predicate), e.g. "is a row of
+// this recorded table" for replay. The feasible grid points of a finite space are enumerated
+// at most once and kept (feasible_indices), for the strategies that sample or score them all.
 #pragma once
 
 #include <cstdint>
@@ -66,6 +68,9 @@ class Space {
   void add_parameter(Parameter parameter);
   // Compiles the expression; throws SpaceError naming an unknown name or a syntax error.
   void add_constraint(std::string expression);
+  // A constraint given as code (e.g. "is a row of this recorded table"); `description` stands
+  // for it in constraints() and the fingerprint.
+  void add_predicate(std::string description, std::function<bool(const Configuration&)> predicate);
 
   const std::vector<Parameter>& parameters() const { return m_parameters; }
   const std::vector<std::string>& constraints() const { return m_constraints; }
@@ -77,6 +82,11 @@ class Space {
   Configuration grid_point(std::uint64_t index) const;
   // Calls visit(index) for every feasible grid point, in order.
   void for_each_feasible(const std::function<void(std::uint64_t)>& visit) const;
+  // The grid indices of every feasible point, in order, computed once and kept; nullptr when
+  // the space has a real parameter or more than kEnumerateLimit grid points (strategies then
+  // sample instead of enumerating).
+  static constexpr std::uint64_t kEnumerateLimit = std::uint64_t{1} << 24;
+  const std::vector<std::uint64_t>* feasible_indices() const;
 
   std::string to_text(const Configuration& config) const;
   // Parses "a=1 b=float" (every parameter once, any order). Throws SpaceError.
@@ -89,6 +99,10 @@ class Space {
   std::vector<Parameter> m_parameters;
   std::vector<std::string> m_constraints;
   std::unique_ptr<Constraints> m_compiled;
+  std::vector<std::function<bool(const Configuration&)>> m_predicates;
+  // Cache of feasible_indices(); cleared whenever the space changes.
+  mutable std::shared_ptr<const std::vector<std::uint64_t>> m_feasible;
+  mutable bool m_feasible_known = false;
 };
 
 }  // namespace flotilla::search

@@ -1,13 +1,15 @@
 // Strategy.h — the ask/tell interface every search strategy implements.
 //
 // The scheduler asks for a batch of configurations, runs them, and tells the outcome of each:
-// an objective value, or nullopt for a failed or rolled-back candidate. Strategies are
-// registered by name in one explicit list (make_strategy) and take every random choice from
-// their seed, so a campaign is reproducible from its file and seed.
+// an objective value, or nullopt for a failed or rolled-back candidate (a "hidden constraint"
+// that adaptive strategies learn from). Multi-objective searches tell a vector of objectives
+// instead. Strategies are registered by name in one explicit list (make_strategy) and take
+// every random choice from their seed, so a campaign is reproducible from its file and seed.
 // Invariants (kept by the Strategy base class for every strategy):
-//  - ask() never returns a configuration that was asked or told before, nor one that violates a
-//    constraint;
-//  - ask(n) returns fewer than n (possibly none) only when the strategy has nothing new left.
+//  - ask() never returns a configuration that was asked, told or reserved before, nor one that
+//    violates a constraint;
+//  - ask(n) returns fewer than n (possibly none) only when the strategy has nothing new left;
+//  - a configuration told twice (measured, then rolled back) keeps only its latest outcome.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -26,31 +29,66 @@ struct StrategyOptions {
   std::string name = "random";
   std::uint64_t seed = 0;
   bool maximize = true;
+  // Multi-objective: the direction of each objective (empty: every one follows `maximize`).
+  std::vector<bool> maximize_objectives;
+  // Successive halving: the parameter whose values, in the order declared, are ever more
+  // faithful (and costly) evaluations, e.g. a problem size. Empty: rungs spend evaluations.
+  std::string fidelity;
+};
+
+struct ConfigurationHash {
+  std::size_t operator()(const Configuration& c) const noexcept;
+};
+
+// One told outcome. `loss` holds every objective turned into "lower is better" (a maximised
+// objective is negated); it is empty when the configuration failed.
+struct Observation {
+  Configuration config;
+  std::vector<double> loss;
+  bool failed() const { return loss.empty(); }
 };
 
 class Strategy {
  public:
-  explicit Strategy(const Space& space) : m_space(space) {}
+  Strategy(const Space& space, const StrategyOptions& options);
   virtual ~Strategy() = default;
   virtual std::string_view name() const = 0;
 
   std::vector<Configuration> ask(std::size_t n);
   void tell(const Configuration& config, std::optional<double> objective);
+  // Several objectives of one configuration; empty = failed.
+  void tell_objectives(const Configuration& config, const std::vector<double>& objectives);
+  // Marks a configuration as taken elsewhere (e.g. by another strategy of an ensemble), so it
+  // is never proposed; its outcome may be told later.
+  void reserve(const Configuration& config);
   bool seen(const Configuration& config) const;
+
+  // The non-dominated observations (one objective: every observation with the best loss), in
+  // the order they were first told.
+  std::vector<Observation> pareto_front() const;
+  const std::vector<Observation>& history() const { return m_history; }
+  // Asked or reserved, not yet told: strategies keep batches away from these.
+  const std::vector<Configuration>& pending() const { return m_pending; }
 
  protected:
   // Proposes the next configuration not yet seen (the base class filters again), or nullopt
   // when nothing is left.
   virtual std::optional<Configuration> propose() = 0;
-  virtual void observe(const Configuration& /*config*/, std::optional<double> /*objective*/) {}
+  // Called after history() holds the outcome; `index` is its position there. A configuration
+  // told again (a rollback) keeps its index with the new outcome.
+  virtual void observe(std::size_t /*index*/) {}
   const Space& space() const { return m_space; }
+  const StrategyOptions& options() const { return m_options; }
 
  private:
-  struct Hash {
-    std::size_t operator()(const Configuration& c) const noexcept;
-  };
+  void record(const Configuration& config, std::vector<double> loss);
+
   const Space& m_space;
-  std::unordered_set<Configuration, Hash> m_seen;
+  StrategyOptions m_options;
+  std::unordered_set<Configuration, ConfigurationHash> m_seen;
+  std::unordered_map<Configuration, std::size_t, ConfigurationHash> m_index;
+  std::vector<Observation> m_history;
+  std::vector<Configuration> m_pending;
 };
 
 // Throws std::invalid_argument naming the known strategies for an unknown name.

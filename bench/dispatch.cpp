@@ -1,0 +1,205 @@
+// dispatch — tasks per second through flotilla-worker's MPI pool, against three ways of starting
+// tasks measured in the same run: (a) one fork/exec per task (flotilla's local backend, 2
+// slots), (b) GNU parallel -j2, (c) one mpirun per task.
+//
+//   ./build/bench/dispatch [--empty N] [--short N] [--commands N] [--repeats R]
+//
+// Worker pool: a manifest of N tasks run by `mpirun -n 2|4 flotilla-worker` (rank 0 dispatches).
+// Empty tasks are the in-process `sleep` kernel with us=0 (registry, parameter checks, metrics
+// text parsed back: the full result path, no work); 1 ms tasks are us=1000; external commands
+// are /bin/true run by the worker ranks. For each run the worker reports what rank 0 measured
+// (tasks / dispatch seconds) and its CPU time, so tasks / dispatcher CPU second is what one
+// dispatcher could sustain with enough worker cores. Best of R runs (the machine is shared).
+// Ends with one JSON line of the figures.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+
+#include "flotilla/jobs/Backend.h"
+#include "flotilla/jobs/Manifest.h"
+
+namespace fj = flotilla::jobs;
+using Clock = std::chrono::steady_clock;
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+struct Options {
+  std::size_t empty = 200'000;  // empty in-process tasks per worker-pool run
+  std::size_t short_tasks = 2'000;
+  std::size_t commands = 1'000;  // external commands (fork/exec bound), and each baseline's tasks
+  int repeats = 3;
+};
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// Runs argv to completion through a local backend; returns (wall seconds, result).
+std::pair<double, fj::TaskResult> run(std::vector<std::string> argv) {
+  auto local = fj::make_backend({.name = "local", .slots = 1});
+  fj::TaskSpec spec{.id = 1, .argv = std::move(argv)};
+  if (::geteuid() == 0) spec.env = {{"OMPI_ALLOW_RUN_AS_ROOT", "1"}, {"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"}};
+  const auto start = Clock::now();
+  local->submit({spec});
+  for (;;)
+    for (auto& result : local->collect(std::chrono::seconds(1))) return {seconds_since(start), std::move(result)};
+}
+
+// Tasks through the worker pool: the best of `repeats` runs, by rank 0's own rate.
+Json worker_pool(const std::filesystem::path& dir, unsigned ranks, const std::vector<fj::ManifestTask>& tasks,
+                 int repeats) {
+  Json best;
+  for (int rep = 0; rep < repeats; ++rep) {
+    const auto manifest = dir / ("m" + std::to_string(ranks) + ".json");
+    std::filesystem::remove(dir / "job.h5");
+    fj::write_manifest(manifest, {"bench", "job.h5", tasks});
+    std::vector<std::string> argv{FLOTILLA_MPIEXEC, "-n", std::to_string(ranks), "--bind-to", "none"};
+    if (ranks > std::thread::hardware_concurrency()) argv.push_back("--oversubscribe");
+    argv.insert(argv.end(), {FLOTILLA_WORKER, manifest.string()});
+    auto [wall, result] = run(argv);
+    const auto line = result.output_tail.rfind("{\"job\"");
+    if (result.status != fj::TaskStatus::ok || line == std::string::npos) {
+      std::fprintf(stderr, "worker run failed: %s\n%s\n", result.reason.c_str(), result.output_tail.c_str());
+      std::exit(1);
+    }
+    Json summary = Json::parse(result.output_tail.substr(line, result.output_tail.find('\n', line) - line));
+    summary["wall_s"] = wall;  // mpirun start, manifest parsing and job file included
+    if (best.is_null() || summary["tasks_per_s"].get<double>() > best["tasks_per_s"].get<double>()) best = summary;
+  }
+  return best;
+}
+
+std::vector<fj::ManifestTask> sleep_tasks(std::size_t n, const char* us) {
+  std::vector<fj::ManifestTask> tasks;
+  for (std::uint64_t id = 0; id < n; ++id)
+    tasks.push_back({id, 0, fj::KernelTask{.family = "sleep", .params = {{"us", us}}, .objective = "time_s"}});
+  return tasks;
+}
+
+std::vector<fj::ManifestTask> command_tasks(std::size_t n, std::vector<std::string> argv) {
+  std::vector<fj::ManifestTask> tasks;
+  for (std::uint64_t id = 0; id < n; ++id) tasks.push_back({id, 0, fj::CommandTask{.argv = argv}});
+  return tasks;
+}
+
+// (a) one fork/exec per task on the local backend, 2 slots.
+double fork_exec_rate(std::size_t n, std::vector<std::string> argv) {
+  auto local = fj::make_backend({.name = "local", .slots = 2});
+  std::vector<fj::TaskSpec> tasks;
+  for (std::uint64_t id = 0; id < n; ++id) tasks.push_back({.id = id, .argv = argv});
+  const auto start = Clock::now();
+  local->submit(tasks);
+  std::size_t done = 0;
+  while (done < n) done += local->collect(std::chrono::seconds(1)).size();
+  return static_cast<double>(n) / seconds_since(start);
+}
+
+// (b) GNU parallel -j2; null when it is not installed (Debian package `parallel`).
+Json gnu_parallel_rate(std::size_t n, std::vector<std::string> command) {
+  std::vector<std::string> argv{"parallel", "--will-cite", "-j2", "-N0"};
+  argv.insert(argv.end(), command.begin(), command.end());
+  argv.push_back(":::");
+  for (std::size_t i = 0; i < n; ++i) argv.push_back(std::to_string(i));
+  auto [wall, result] = run(argv);
+  if (result.status != fj::TaskStatus::ok) return nullptr;
+  return static_cast<double>(n) / wall;
+}
+
+// (c) one mpirun per task, two at a time.
+double mpirun_per_task_rate(std::size_t n) {
+  auto local = fj::make_backend({.name = "local", .slots = 2});
+  std::vector<fj::TaskSpec> tasks;
+  for (std::uint64_t id = 0; id < n; ++id) {
+    tasks.push_back({.id = id, .argv = {FLOTILLA_MPIEXEC, "-n", "1", "/bin/true"}});
+    if (::geteuid() == 0) tasks.back().env = {{"OMPI_ALLOW_RUN_AS_ROOT", "1"}, {"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"}};
+  }
+  const auto start = Clock::now();
+  local->submit(tasks);
+  std::size_t done = 0;
+  while (done < n) done += local->collect(std::chrono::seconds(1)).size();
+  return static_cast<double>(n) / seconds_since(start);
+}
+
+double rate(const Json& run) { return run["tasks_per_s"].get<double>(); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i];
+    const auto value = std::strtoull(argv[i + 1], nullptr, 10);
+    if (flag == "--empty")
+      o.empty = value;
+    else if (flag == "--short")
+      o.short_tasks = value;
+    else if (flag == "--commands")
+      o.commands = value;
+    else if (flag == "--repeats")
+      o.repeats = static_cast<int>(value);
+    else
+      return std::fprintf(stderr, "usage: dispatch [--empty N] [--short N] [--commands N] [--repeats R]\n"), 2;
+  }
+  // The baselines first, while this process is small: fork() copies its page tables.
+  const double fork_empty = fork_exec_rate(o.commands, {"/bin/true"});
+  const double fork_ms = fork_exec_rate(o.commands, {"/bin/sleep", "0.001"});
+  const Json parallel_empty = gnu_parallel_rate(o.commands, {"true"});
+  const Json parallel_ms = gnu_parallel_rate(o.commands, {"sleep", "0.001"});
+  const double mpirun_each = mpirun_per_task_rate(6);
+  std::printf("(a) fork/exec per task, 2 slots: %8.0f /bin/true tasks/s, %6.0f 'sleep 0.001' tasks/s\n", fork_empty,
+              fork_ms);
+  if (parallel_empty.is_null())
+    std::printf("(b) GNU parallel: not installed (apt-get install parallel)\n");
+  else
+    std::printf("(b) GNU parallel -j2: %8.0f 'true' tasks/s, %6.0f 'sleep 0.001' tasks/s\n",
+                parallel_empty.get<double>(), parallel_ms.get<double>());
+  std::printf("(c) one mpirun per task, 2 at a time: %.2f tasks/s\n", mpirun_each);
+
+  const auto dir = std::filesystem::temp_directory_path() / ("flotilla-dispatch-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  Json out{{"bench", "dispatch"}, {"cores", std::thread::hardware_concurrency()}};
+  for (unsigned ranks : {2u, 4u}) {
+    const std::string key = "np" + std::to_string(ranks);
+    const Json empty = worker_pool(dir, ranks, sleep_tasks(o.empty, "0"), o.repeats);
+    const Json slow = worker_pool(dir, ranks, sleep_tasks(o.short_tasks, "1000"), 1);
+    const Json commands = worker_pool(dir, ranks, command_tasks(o.commands, {"/bin/true"}), 1);
+    const double capacity = empty["tasks"].get<double>() / empty["dispatcher_cpu_s"].get<double>();
+    std::printf(
+        "worker pool, %u ranks: %8.0f empty tasks/s (rank 0 CPU %.2f s: %.0f tasks per dispatcher CPU second), "
+        "%6.0f 1-ms tasks/s, %6.0f /bin/true tasks/s; wall with mpirun %.2f s\n",
+        ranks, rate(empty), empty["dispatcher_cpu_s"].get<double>(), capacity, rate(slow), rate(commands),
+        empty["wall_s"].get<double>());
+    out[key] = {{"empty_per_s", rate(empty)},
+                {"empty_tasks", empty["tasks"]},
+                {"empty_wall_s", empty["wall_s"]},
+                {"dispatcher_cpu_s", empty["dispatcher_cpu_s"]},
+                {"dispatcher_capacity_per_s", capacity},
+                {"ms_tasks_per_s", rate(slow)},
+                {"ms_batches", slow["batches"]},
+                {"ms_dispatcher_cpu_per_batch_us",
+                 1e6 * slow["dispatcher_cpu_s"].get<double>() / slow["batches"].get<double>()},
+                {"commands_per_s", rate(commands)}};
+  }
+  const double pool = std::max(out["np2"]["empty_per_s"].get<double>(), out["np4"]["empty_per_s"].get<double>());
+  const double pool_commands =
+      std::max(out["np2"]["commands_per_s"].get<double>(), out["np4"]["commands_per_s"].get<double>());
+  std::printf("ratios: worker pool empty tasks / fork-exec %.0fx, / mpirun per task %.0fx", pool / fork_empty,
+              pool / mpirun_each);
+  if (!parallel_empty.is_null()) std::printf(", / GNU parallel %.0fx", pool / parallel_empty.get<double>());
+  std::printf("; /bin/true through the pool / fork-exec %.2fx\n", pool_commands / fork_empty);
+  out["fork_exec"] = {{"empty_per_s", fork_empty}, {"ms_tasks_per_s", fork_ms}};
+  out["gnu_parallel"] = {{"empty_per_s", parallel_empty}, {"ms_tasks_per_s", parallel_ms}};
+  out["mpirun_per_task_per_s"] = mpirun_each;
+  out["target_empty_per_s"] = 200000;
+  out["target_met"] = pool >= 200000;  // measured end to end on this machine, workers included
+  std::error_code ignored;
+  std::filesystem::remove_all(dir, ignored);
+  std::printf("%s\n", out.dump().c_str());
+  return 0;
+}

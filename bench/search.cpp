@@ -1,0 +1,212 @@
+// search — every strategy replayed on every recorded space, next to exact random sampling
+// and Optuna's TPE sampler run on the same spaces in the same run.
+//
+// usage: search_bench [SPACES_DIR] [--repeats N] [--seed S] [--batch B] [--strategies a,b]
+//                     [--default NAME] [--no-optuna]
+// SPACES_DIR (default ../shared/data/spaces, relative to the working directory) holds
+// <id>.csv tables (README of that folder); nothing else is read, so the bench runs on any
+// folder of recorded spaces. Each repeat runs to the largest budget and is read off at every
+// budget: strategies are not told the budget, so the prefix of a 200-evaluation run is exactly
+// a 50- or 100-evaluation run. Random sampling is computed exactly (search_random_exact.h),
+// Optuna runs in a child process (optuna_tpe.py, Debian's /usr/bin/python3 with
+// python3-optuna) on the other core while the strategies run here. Figures: median over
+// repeats of best-found/optimum, and median evaluations until within 5% and 1% of the
+// optimum. Ends with one JSON line.
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "flotilla/search/Replay.h"
+#include "flotilla/search/Strategy.h"
+#include "search_random_exact.h"
+
+using namespace flotilla::search;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::size_t kBudgets[] = {50, 100, 200};
+
+struct Figures {
+  double ratio[3] = {0, 0, 0};  // median best/opt at each budget
+  double mean[3] = {0, 0, 0};
+  double to_5pct = INFINITY, to_1pct = INFINITY;  // median evaluations (inf: not within budget)
+};
+
+Figures figures_of(const ReplayResult& result) {
+  Figures f;
+  for (int b = 0; b < 3; ++b) {
+    auto stats = ratio_stats(result, kBudgets[b]);
+    f.ratio[b] = stats.median;
+    f.mean[b] = stats.mean;
+  }
+  f.to_5pct = median_evaluations_to(result, 0.05).value_or(INFINITY);
+  f.to_1pct = median_evaluations_to(result, 0.01).value_or(INFINITY);
+  return f;
+}
+
+std::string evals(double n) { return std::isfinite(n) ? fmt::format("{:.0f}", n) : ">200"; }
+
+std::string row(const std::string& name, const Figures& f) {
+  return fmt::format("  {:<14} {:>7.3f} {:>7.3f} {:>7.3f}   {:>7.3f} {:>7.3f} {:>7.3f}   {:>6} {:>6}\n", name, f.ratio[0],
+                     f.ratio[1], f.ratio[2], f.mean[0], f.mean[1], f.mean[2], evals(f.to_5pct), evals(f.to_1pct));
+}
+
+nlohmann::ordered_json json_of(const Figures& f) {
+  auto num = [](double v) { return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr); };
+  return {{"median", {f.ratio[0], f.ratio[1], f.ratio[2]}}, {"mean", {f.mean[0], f.mean[1], f.mean[2]}},
+          {"evals_to_5pct", num(f.to_5pct)}, {"evals_to_1pct", num(f.to_1pct)}};
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+// Optuna's runs arrive as one JSON line per space: {"space": id, "runs": [[best so far...]]}.
+std::map<std::string, ReplayResult> read_optuna(FILE* pipe, const std::map<std::string, const RecordedSpace*>& spaces) {
+  std::map<std::string, ReplayResult> out;
+  std::string text;
+  char buffer[1 << 16];
+  while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) text.append(buffer, n);
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty() || line[0] != '{') continue;
+    auto j = nlohmann::json::parse(line);
+    auto it = spaces.find(j["space"].get<std::string>());
+    if (it == spaces.end()) continue;
+    ReplayResult r{.options = {.strategy = "optuna-tpe", .budget = 200}, .optimum = it->second->optimum()};
+    for (const auto& run : j["runs"]) {
+      ReplayRun rr;
+      for (const auto& v : run) rr.best.push_back(v.is_null() ? INFINITY : v.get<double>());
+      r.runs.push_back(std::move(rr));
+    }
+    out.emplace(it->first, std::move(r));
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  fs::path dir = "../shared/data/spaces";
+  std::size_t repeats = 20, batch = 1;
+  std::uint64_t seed = 1;
+  std::string default_strategy = "bayes";
+  bool optuna = true;
+  std::vector<std::string> strategies;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
+    if (a == "--repeats") repeats = std::stoul(value());
+    else if (a == "--seed") seed = std::stoull(value());
+    else if (a == "--batch") batch = std::stoul(value());
+    else if (a == "--default") default_strategy = value();
+    else if (a == "--no-optuna") optuna = false;
+    else if (a == "--strategies") {
+      std::istringstream in(value());
+      for (std::string s; std::getline(in, s, ',');) strategies.push_back(s);
+    } else dir = a;
+  }
+  if (strategies.empty())
+    for (auto name : strategy_names())
+      if (name != "grid") strategies.emplace_back(name);  // grid's order is the table's: meaningless here
+  std::vector<fs::path> files;
+  if (fs::is_directory(dir))
+    for (const auto& e : fs::directory_iterator(dir))
+      if (e.path().extension() == ".csv") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  if (files.empty()) {
+    std::cerr << fmt::format("search_bench: no <id>.csv spaces in '{}' (give the folder as the first argument)\n", dir.string());
+    return 1;
+  }
+  std::vector<RecordedSpace> spaces;
+  std::map<std::string, const RecordedSpace*> by_id;
+  for (const auto& f : files) spaces.push_back(load_recorded_space(f));
+  for (std::size_t i = 0; i < files.size(); ++i) by_id[files[i].stem().string()] = &spaces[i];
+
+  FILE* pipe = nullptr;
+  if (optuna) {
+    auto command = fmt::format("nice /usr/bin/python3 '{}/optuna_tpe.py' '{}' --repeats {} --budget 200 --seed {}",
+                               FLOTILLA_BENCH_DIR, dir.string(), repeats, seed);
+    pipe = popen(command.c_str(), "r");
+  }
+  std::map<std::string, std::map<std::string, Figures>> table;  // space -> strategy -> figures
+  for (std::size_t i = 0; i < spaces.size(); ++i) {
+    const auto id = files[i].stem().string();
+    auto successes = spaces[i].successes();
+    for (auto& v : successes) v /= spaces[i].optimum();
+    Figures exact;
+    for (int b = 0; b < 3; ++b) {
+      auto r = flotilla::bench::random_exact(successes, spaces[i].size(), kBudgets[b]);
+      exact.ratio[b] = r.median, exact.mean[b] = r.mean;
+      if (b == 2) exact.to_5pct = r.to_5pct > 200 ? INFINITY : r.to_5pct, exact.to_1pct = r.to_1pct > 200 ? INFINITY : r.to_1pct;
+    }
+    table[id]["random-exact"] = exact;
+    for (const auto& s : strategies) {
+      auto result = replay(spaces[i], {.strategy = s, .budget = 200, .repeats = repeats, .seed = seed, .batch = batch});
+      table[id][s] = figures_of(result);
+      std::cerr << fmt::format("{} {} done\n", id, s);
+    }
+  }
+  if (pipe) {
+    auto results = read_optuna(pipe, by_id);
+    if (pclose(pipe) != 0 || results.empty())
+      std::cerr << "search_bench: Optuna did not run (install python3-optuna for Debian's /usr/bin/python3); its rows are missing\n";
+    for (const auto& [id, r] : results) table[id]["optuna-tpe"] = figures_of(r);
+  }
+
+  std::vector<std::string> rows = {"random-exact", "optuna-tpe"};
+  rows.insert(rows.end(), strategies.begin(), strategies.end());
+  std::cout << fmt::format("search bench: {} repeats, seed {}, batch {}; median best/optimum (mean after) at 50/100/200 "
+                           "evaluations, median evaluations to within 5% / 1%\n",
+                           repeats, seed, batch);
+  nlohmann::ordered_json json;
+  json["bench"] = "search";
+  json["repeats"] = repeats;
+  json["seed"] = seed;
+  json["batch"] = batch;
+  for (const auto& [id, by_strategy] : table) {
+    const auto* s = by_id[id];
+    std::cout << fmt::format("\n{} ({} configurations, {} failed, optimum {:g})\n", id, s->size(), s->failures(), s->optimum());
+    std::cout << fmt::format("  {:<14} {:>7} {:>7} {:>7}   {:>7} {:>7} {:>7}   {:>6} {:>6}\n", "strategy", "@50", "@100",
+                             "@200", "mean50", "mean100", "mean200", "to5%", "to1%");
+    for (const auto& name : rows)
+      if (by_strategy.contains(name)) {
+        std::cout << row(name, by_strategy.at(name));
+        json["spaces"][id][name] = json_of(by_strategy.at(name));
+      }
+  }
+  std::cout << "\nmedian over spaces of the median best/optimum at 50 / 100 / 200\n";
+  for (const auto& name : rows) {
+    std::vector<double> at[3];
+    for (const auto& [id, by_strategy] : table)
+      if (by_strategy.contains(name))
+        for (int b = 0; b < 3; ++b) at[b].push_back(by_strategy.at(name).ratio[b]);
+    if (at[0].empty()) continue;
+    double m[3] = {median(at[0]), median(at[1]), median(at[2])};
+    std::cout << fmt::format("  {:<14} {:>7.3f} {:>7.3f} {:>7.3f}\n", name, m[0], m[1], m[2]);
+    json["median_over_spaces"][name] = {m[0], m[1], m[2]};
+  }
+  // The target for the default strategy: no worse than random on every space (mean
+  // best/opt against the exact expectation) and below Optuna's median over spaces.
+  bool beats_random = true, beats_optuna = json["median_over_spaces"].contains("optuna-tpe");
+  for (const auto& [id, by_strategy] : table)
+    for (int b = 0; b < 3; ++b)
+      if (by_strategy.contains(default_strategy) && by_strategy.at(default_strategy).mean[b] > by_strategy.at("random-exact").mean[b] + 1e-9)
+        beats_random = false;
+  for (int b = 0; b < 3 && beats_optuna; ++b)
+    beats_optuna = json["median_over_spaces"][default_strategy][b].get<double>() <= json["median_over_spaces"]["optuna-tpe"][b].get<double>();
+  std::cout << fmt::format("\ndefault '{}': {} random on every space, {} Optuna TPE on the median over spaces\n", default_strategy,
+                           beats_random ? "no worse than" : "NOT always better than", beats_optuna ? "beats or ties" : "does NOT beat");
+  json["default"] = default_strategy;
+  json["default_beats_random_everywhere"] = beats_random;
+  json["default_beats_optuna_median"] = beats_optuna;
+  std::cout << json.dump() << '\n';
+  return 0;
+}

@@ -1,0 +1,52 @@
+// Placement.h — where a task ran (rank, host, device), and how an MPI rank picks its GPU.
+//
+// A rank binds one device from the launcher's node-local rank and the GPUs it may use:
+//   local rank: SLURM_LOCALID, else OMPI_COMM_WORLD_LOCAL_RANK, else 0;
+//   devices:    the entries of CUDA_VISIBLE_DEVICES; when it is unset, the GPUs present
+//               (/dev/nvidia0, /dev/nvidia1, ...) as 0, 1, ...; none: the rank runs on the CPU;
+//   choice:     devices[local rank % devices], so ranks share GPUs round-robin when there are
+//               more ranks than GPUs on a node (and a launcher that bound one GPU per task
+//               leaves one entry, which every rank then keeps).
+// The rank sets CUDA_VISIBLE_DEVICES to its one entry before Kokkos or CUDA start, so in-process
+// kernels and the commands it forks see only that device. choose_device is a pure function of
+// the environment's strings, so every rule above is tested without a launcher or a GPU.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace flotilla::jobs {
+
+struct Placement {
+  int rank = 0;
+  std::string host;
+  std::string device;  // "cpu", or the CUDA_VISIBLE_DEVICES value the task ran with
+};
+
+// The environment variables (unset: nullopt) and GPU count that choose_device reads.
+struct DeviceEnv {
+  std::optional<std::string> slurm_localid;
+  std::optional<std::string> ompi_local_rank;
+  std::optional<std::string> cuda_visible_devices;
+  unsigned gpus_present = 0;  // /dev/nvidiaN files; used only when CUDA_VISIBLE_DEVICES is unset
+};
+
+struct DeviceChoice {
+  int local_rank = 0;
+  std::string device;                  // "cpu" or the chosen entry, e.g. "1" or "GPU-8f3c..."
+  std::optional<std::string> visible;  // what to set CUDA_VISIBLE_DEVICES to; nullopt: leave it
+};
+
+DeviceChoice choose_device(const DeviceEnv& env);
+
+// This process's environment and /dev, as choose_device reads them.
+DeviceEnv current_device_env();
+
+// gethostname(), or "unknown".
+std::string host_name();
+
+// Where the local backend's tasks run: rank 0, this host, and "cpu" or the GPUs they see
+// (CUDA_VISIBLE_DEVICES, or every GPU present when it is unset).
+Placement local_placement();
+
+}  // namespace flotilla::jobs

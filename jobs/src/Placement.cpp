@@ -1,0 +1,104 @@
+// Placement.cpp — device choice (pure), and reading it from this process's environment.
+#include "flotilla/jobs/Placement.h"
+
+#include <unistd.h>
+
+#include <charconv>
+#include <cstdlib>
+#include <filesystem>
+#include <string_view>
+#include <vector>
+
+namespace flotilla::jobs {
+namespace {
+
+std::optional<int> local_rank_of(const std::optional<std::string>& text) {
+  if (!text || text->empty()) return std::nullopt;
+  int value = -1;
+  const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), value);
+  if (error != std::errc() || end != text->data() + text->size() || value < 0) return std::nullopt;
+  return value;
+}
+
+std::string trimmed(std::string_view text) {
+  const auto begin = text.find_first_not_of(" \t");
+  if (begin == std::string_view::npos) return {};
+  return std::string(text.substr(begin, text.find_last_not_of(" \t") - begin + 1));
+}
+
+// CUDA's reading of CUDA_VISIBLE_DEVICES: comma-separated entries, and an invalid one (such as
+// the "-1" used to hide every GPU) ends the list.
+std::vector<std::string> visible_entries(const std::string& value) {
+  std::vector<std::string> entries;
+  for (std::size_t begin = 0; begin <= value.size();) {
+    std::size_t end = value.find(',', begin);
+    if (end == std::string::npos) end = value.size();
+    const std::string entry = trimmed(std::string_view(value).substr(begin, end - begin));
+    if (entry.empty() || entry.front() == '-') break;
+    entries.push_back(entry);
+    begin = end + 1;
+  }
+  return entries;
+}
+
+std::optional<std::string> env(const char* name) {
+  const char* value = std::getenv(name);
+  return value ? std::optional<std::string>(value) : std::nullopt;
+}
+
+unsigned count_gpu_device_files() {
+  unsigned count = 0;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/dev", error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() > 6 && name.starts_with("nvidia") && name.find_first_not_of("0123456789", 6) == std::string::npos)
+      ++count;
+  }
+  return count;
+}
+
+}  // namespace
+
+DeviceChoice choose_device(const DeviceEnv& env) {
+  DeviceChoice choice;
+  choice.local_rank = local_rank_of(env.slurm_localid).value_or(local_rank_of(env.ompi_local_rank).value_or(0));
+  std::vector<std::string> devices;
+  if (env.cuda_visible_devices) {
+    devices = visible_entries(*env.cuda_visible_devices);
+  } else {
+    for (unsigned gpu = 0; gpu < env.gpus_present; ++gpu) devices.push_back(std::to_string(gpu));
+  }
+  if (devices.empty()) {
+    choice.device = "cpu";
+    return choice;
+  }
+  choice.device = devices[static_cast<std::size_t>(choice.local_rank) % devices.size()];
+  choice.visible = choice.device;
+  return choice;
+}
+
+DeviceEnv current_device_env() {
+  DeviceEnv result{env("SLURM_LOCALID"), env("OMPI_COMM_WORLD_LOCAL_RANK"), env("CUDA_VISIBLE_DEVICES"), 0};
+  if (!result.cuda_visible_devices) result.gpus_present = count_gpu_device_files();
+  return result;
+}
+
+std::string host_name() {
+  char buffer[256] = {};
+  return ::gethostname(buffer, sizeof buffer - 1) == 0 ? std::string(buffer) : "unknown";
+}
+
+Placement local_placement() {
+  const DeviceEnv device_env = current_device_env();
+  std::string device = "cpu";
+  if (device_env.cuda_visible_devices) {
+    const auto entries = visible_entries(*device_env.cuda_visible_devices);
+    if (!entries.empty()) device = *device_env.cuda_visible_devices;
+  } else if (device_env.gpus_present > 0) {
+    device.clear();
+    for (unsigned gpu = 0; gpu < device_env.gpus_present; ++gpu) device += (gpu ? "," : "") + std::to_string(gpu);
+  }
+  return Placement{0, host_name(), device};
+}
+
+}  // namespace flotilla::jobs

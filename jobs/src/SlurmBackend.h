@@ -1,0 +1,23 @@
+// SlurmBackend.h — backend "slurm": each submit() becomes one Slurm job (an allocation of
+// nodes x ranks_per_node) that runs flotilla-worker under `srun --mpi=pmix` on a manifest of
+// the tasks; the worker's rank 0 writes every result to the job's HDF5 file, read back here.
+//
+// Invariants:
+//  - Job states are read with one query for all active jobs per poll (at most every 250 ms).
+//  - Every task comes back exactly once: with the worker's result, or as `lost` (reason names
+//    the job and how it ended) when its job ended FAILED, TIMEOUT, NODE_FAIL, PREEMPTED,
+//    CANCELLED or vanished before the task reported; the caller re-runs lost tasks with the next
+//    attempt. Finished tasks of a failed job are kept.
+//  - A submission rejected by a submit limit is retried with back-off, never failed; any other
+//    rejection (unknown partition, Slurm unreachable) throws: it is a setup error.
+#pragma once
+
+#include <memory>
+
+#include "flotilla/jobs/Backend.h"
+
+namespace flotilla::jobs {
+
+std::unique_ptr<Backend> make_slurm_backend(const BackendOptions& options);
+
+}  // namespace flotilla::jobs

@@ -1,0 +1,59 @@
+// Timeline.h — which task ran where and when, so idle ranks and stragglers show.
+//
+// Lanes: trials are grouped by where they ran, (host, rank) when the trial records a rank, one
+// group for trials that do not (the local backend; files from before ranks were recorded).
+// Within a group the trials are packed into the fewest lanes in which none overlaps, taken in
+// start order, each into the lowest free lane (interval partitioning: optimal, so an MPI rank,
+// which runs one task at a time, gets one lane, and N concurrent local slots get N lanes).
+//
+// Times are seconds from the earliest trial start. Utilisation is busy time over lanes × span.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "flotilla/results/Store.h"
+
+namespace flotilla::results {
+
+// Where a trial ran, when the file says: rank and host (and device) of the MPI worker or the
+// local backend. Unknown for rows from files older than the rank/host/device columns.
+struct TrialPlace {
+  bool known = false;
+  std::string host;
+  long rank = 0;
+  std::string device;
+};
+TrialPlace place_of(const TrialRecord& trial);
+
+struct TimelineBar {
+  std::size_t lane = 0;
+  std::size_t trial = 0;  // row in /trials
+  std::int64_t candidate = 0;
+  TrialKind kind = TrialKind::explore;
+  TrialStatus status = TrialStatus::ok;
+  double start = 0;  // seconds from the timeline's origin
+  double end = 0;
+};
+
+struct TimelineLane {
+  std::string label;  // "rank 3", "node01 rank 3", "slot 1"
+  double busy = 0;    // seconds with a task running
+  std::size_t tasks = 0;
+};
+
+struct Timeline {
+  std::vector<TimelineLane> lanes;
+  std::vector<TimelineBar> bars;  // in /trials order
+  double origin = 0;              // seconds since the epoch of time 0
+  double span = 0;                // seconds from the first start to the last end
+  bool by_rank = false;           // some lane comes from a recorded rank
+  std::size_t ranks = 0;          // distinct (host, rank) places recorded
+  double utilisation() const;     // in [0, 1]; 0 for an empty timeline
+};
+
+Timeline build_timeline(const std::vector<TrialRecord>& trials);
+
+}  // namespace flotilla::results

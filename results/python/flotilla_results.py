@@ -1,0 +1,292 @@
+"""flotilla_results: a flotilla campaign file (HDF5) as pandas DataFrames.
+
+    import flotilla_results
+    campaign = flotilla_results.read_campaign("quickstart.h5")
+    campaign.candidates     # one row per candidate, with its status, objective and parameters
+    campaign.trials         # one row per recorded trial (explore repeats and evaluate shards)
+    campaign.metrics        # every reported metric, one row per (trial, name)
+    campaign.test_outcomes  # one row per evaluate shard: the test outcomes recorded so far
+    campaign.tests          # per-test outcomes, when the file records them (a /tests table); else None
+    campaign.events         # the scheduler's journal
+    campaign.best           # the winner (a row of candidates), or None
+    campaign.complete       # False for a crashed, interrupted or still running campaign
+
+Candidate status, objective and winner follow flotilla's own rules (results/Analysis.h), so this
+reader and `flotilla results summary` reach the same conclusions:
+  - for each (candidate, kind, index) only the latest attempt counts;
+  - the objective is the median over the explore repeats, defined only when every repeat is
+    recorded and ok; spread is (max - min) / |median|;
+  - verified: every evaluate shard recorded and ok; rolled_back: a shard recorded and not ok;
+  - the winner is the best verified candidate, or, in a campaign without an evaluate stage, the
+    best explored one (the lowest id wins a tie).
+Files are opened in SWMR mode, so a campaign that is running, or whose writer was killed, reads
+like any other; `complete`, `state` and `note` say how far it got. Needs h5py, numpy, pandas
+(Debian: python3-h5py, python3-pandas).
+"""
+import fcntl
+import os
+import struct
+
+import h5py
+import numpy as np
+import pandas as pd
+
+SUPPORTED_SCHEMA = 1
+_LIFECYCLE = ("campaign_started", "campaign_resumed", "campaign_finished", "interrupted")
+_LOCK_OFFSET = 1 << 62  # the byte flotilla's writer locks (results/src/WriterLock.cpp)
+
+
+class CampaignFileError(Exception):
+    """A missing file, a file that is not a flotilla campaign, or an unsupported schema."""
+
+
+def _text(value):
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+
+
+def _enum_names(dtype, field):
+    mapping = h5py.check_enum_dtype(dtype[field])
+    return {v: k for k, v in mapping.items()} if mapping else {}
+
+
+def _open(path):
+    if not os.path.exists(path):
+        raise CampaignFileError(f"{path}: no such file")
+    if not h5py.is_hdf5(path):
+        raise CampaignFileError(f"{path}: not an HDF5 file")
+    try:
+        f = h5py.File(path, "r", swmr=True)
+    except OSError:  # a file not written in the SWMR-capable format
+        f = h5py.File(path, "r")
+    if "flotilla_schema" not in f.attrs:
+        f.close()
+        raise CampaignFileError(f"{path}: not a flotilla campaign file (no 'flotilla_schema' attribute on /)")
+    version = int(f.attrs["flotilla_schema"])
+    if version != SUPPORTED_SCHEMA:
+        f.close()
+        raise CampaignFileError(f"{path}: schema version {version} is not supported by this reader "
+                                f"(supports {SUPPORTED_SCHEMA})")
+    return f
+
+
+def has_live_writer(path):
+    """True when a flotilla process holds the file's writer lock (the campaign is running)."""
+    getlk = getattr(fcntl, "F_OFD_GETLK", 36)  # 36 on Linux
+    # struct flock on Linux x86-64/aarch64: short type, short whence, off_t start, off_t len,
+    # pid_t pid, padded to 32 bytes.
+    request = struct.pack("hhqqi4x", fcntl.F_WRLCK, os.SEEK_SET, _LOCK_OFFSET, 1, 0)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        reply = fcntl.fcntl(fd, getlk, request)
+        return struct.unpack("hhqqi4x", reply)[0] != fcntl.F_UNLCK
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def _read_table(f, name):
+    dataset = f[name]
+    dataset.refresh()  # a SWMR reader sees rows appended since the file was opened
+    return dataset[:]
+
+
+def _trials_frame(rows, metric_rows):
+    kinds, statuses = _enum_names(rows.dtype, "kind"), _enum_names(rows.dtype, "status")
+    frame = pd.DataFrame({
+        "candidate": rows["candidate"].astype(np.int64),
+        "kind": [kinds.get(int(k), str(k)) for k in rows["kind"]],
+        "index": rows["index"].astype(np.int64),
+        "attempt": rows["attempt"].astype(np.int64),
+        "status": [statuses.get(int(s), str(s)) for s in rows["status"]],
+        "start": rows["start"], "end": rows["end"],
+        "exit_code": rows["exit_code"].astype(np.int64),
+        "objective": rows["objective"],
+        "reason": [_text(r) for r in rows["reason"]],
+        "output_tail": [_text(o) for o in rows["output_tail"]],
+    })
+    frame["duration"] = frame["end"] - frame["start"]
+    for column in ("rank", "host", "device"):  # recorded by newer writers (MPI worker)
+        if column in (rows.dtype.names or ()):
+            values = rows[column]
+            frame[column] = values.astype(np.int64) if column == "rank" else [_text(v) for v in values]
+    frame.index.name = "trial"
+    # Metrics of a trial still being written (row not yet in /trials) are ignored.
+    metrics = pd.DataFrame({
+        "trial": metric_rows["trial"].astype(np.int64),
+        "name": [_text(n) for n in metric_rows["name"]],
+        "value": metric_rows["value"],
+    })
+    metrics = metrics[(metrics["trial"] >= 0) & (metrics["trial"] < len(frame))].reset_index(drop=True)
+    return frame, metrics
+
+
+def _generic_frame(rows):
+    """Any compound table: strings decoded, enums by name. For tables newer than this reader."""
+    columns = {}
+    for name in rows.dtype.names or ():
+        names = _enum_names(rows.dtype, name)
+        values = rows[name]
+        if names:
+            columns[name] = [names.get(int(v), str(v)) for v in values]
+        elif values.dtype.kind == "S":
+            columns[name] = [_text(v) for v in values]
+        else:
+            columns[name] = values
+    return pd.DataFrame(columns)
+
+
+def _latest(trials, kind, limit):
+    """Latest attempt of each (candidate, index) of one kind, for indices below limit."""
+    of_kind = trials[(trials["kind"] == kind) & (trials["index"] < limit)]
+    # Ties in attempt: the later row wins, as in the C++ rule (attempt >= kept attempt).
+    order = of_kind.reset_index().sort_values(["candidate", "index", "attempt", "trial"], kind="stable")
+    return order.groupby(["candidate", "index"], sort=False).tail(1).set_index("trial")
+
+
+def _summarize(candidates, trials, metrics, repeats, shards):
+    explore = _latest(trials, "explore", repeats)
+    evaluate = _latest(trials, "evaluate", shards) if shards > 0 else explore.iloc[0:0]
+    metric_values = metrics.pivot_table(index="trial", columns="name", values="value", aggfunc="last")
+    rows = []
+    for cid in candidates["id"]:
+        mine = explore[explore["candidate"] == cid]
+        row = {"status": "pending", "objective": np.nan, "spread": 0.0, "repeats_done": len(mine),
+               "shards_done": 0, "shards_passed": 0, "reason": ""}
+        failed = mine[mine["status"] != "ok"]
+        if len(failed):
+            first = failed.sort_values("index").iloc[0]
+            row.update(status="explore_failed", reason=f"repeat {first['index']}: {first['reason']}")
+        elif len(mine) == repeats:
+            values = mine["objective"].to_numpy()
+            median = float(np.median(values))
+            row.update(status="explored", objective=median,
+                       spread=(values.max() - values.min()) / abs(median) if median != 0 else 0.0)
+            present = metric_values.reindex(mine.index)
+            for name in present.columns:
+                column = present[name].dropna()
+                if len(column):
+                    row[f"metric.{name}"] = float(np.median(column))
+        if row["status"] == "explored" and shards > 0:
+            judged = evaluate[evaluate["candidate"] == cid]
+            row["shards_done"] = len(judged)
+            row["shards_passed"] = int((judged["status"] == "ok").sum())
+            if row["shards_passed"] == shards:
+                row["status"] = "verified"
+            elif row["shards_done"] > row["shards_passed"]:
+                row["status"] = "rolled_back"
+        rows.append(row)
+    fixed = ["status", "objective", "spread", "repeats_done", "shards_done", "shards_passed", "reason"]
+    frame = pd.DataFrame(rows, index=candidates.index)
+    return frame.reindex(columns=fixed + sorted(c for c in frame.columns if c not in fixed))
+
+
+class Campaign:
+    """Everything in one campaign file; see the module docstring."""
+
+    def __init__(self, path):
+        self.path = path
+        with _open(path) as f:
+            attrs = f["campaign"].attrs
+            self.info = {key: (_text(value) if isinstance(value, (bytes, str)) else value.item())
+                         for key, value in attrs.items()}
+            self.schema = int(f.attrs["flotilla_schema"])
+            # Trials first: the writer records a candidate before its trials, so while it writes
+            # (SWMR) every trial read here finds its candidate in the candidates read after it;
+            # metrics after trials, as metrics of a trial not yet read are ignored.
+            trial_rows = _read_table(f, "trials")
+            metric_rows = _read_table(f, "metrics")
+            candidate_rows = _read_table(f, "candidates")
+            event_rows = _read_table(f, "events")
+            # Per-test outcomes, in files whose evaluate stage records them (test suites sharded
+            # at scale); None otherwise, and test_outcomes stays at shard granularity.
+            self.tests = _generic_frame(_read_table(f, "tests")) if "tests" in f else None
+        self.candidates = pd.DataFrame({
+            "id": candidate_rows["id"].astype(np.int64),
+            "round": candidate_rows["round"].astype(np.int64),
+            "config": [_text(c) for c in candidate_rows["config"]],
+            "origin": [_text(o) for o in candidate_rows["origin"]],
+        })
+        self.trials, self.metrics = _trials_frame(trial_rows, metric_rows)
+        self.events = pd.DataFrame({
+            "time": event_rows["time"],
+            "kind": [_text(k) for k in event_rows["kind"]],
+            "detail": [_text(d) for d in event_rows["detail"]],
+        })
+        summary = _summarize(self.candidates, self.trials, self.metrics,
+                             int(self.info.get("repeats", 1)), int(self.info.get("shards", 0)))
+        params = pd.DataFrame([dict(w.split("=", 1) for w in c.split() if "=" in w)
+                               for c in self.candidates["config"]], index=self.candidates.index)
+        params = params.rename(columns={p: f"param.{p}" for p in params.columns if p in summary.columns
+                                        or p in self.candidates.columns})
+        self.candidates = pd.concat([self.candidates, summary, params], axis=1)
+        self.test_outcomes = self._test_outcomes()
+        self.state = self._state()
+
+    @property
+    def objective(self):
+        return self.info["objective"]
+
+    @property
+    def maximize(self):
+        return self.info.get("direction", "maximize") != "minimize"
+
+    @property
+    def best(self):
+        """The best verified candidate (best explored without an evaluate stage), or None."""
+        eligible = "verified" if int(self.info.get("shards", 0)) > 0 else "explored"
+        pool = self.candidates[self.candidates["status"] == eligible]
+        if pool.empty:
+            return None
+        values = pool["objective"]
+        return pool.loc[values.idxmax() if self.maximize else values.idxmin()]
+
+    def counts(self):
+        """Candidates per status and trial totals, as `flotilla results summary --json` reports."""
+        status = self.candidates["status"].value_counts()
+        out = {s: int(status.get(s, 0)) for s in
+               ("verified", "rolled_back", "explored", "explore_failed", "pending")}
+        out.update(candidates=len(self.candidates), trials=len(self.trials),
+                   failed_trials=int((self.trials["status"] != "ok").sum()))
+        return out
+
+    @property
+    def complete(self):
+        return self.state == "finished" and self.counts()["pending"] == 0
+
+    @property
+    def note(self):
+        if self.complete:
+            return ""
+        pending = self.counts()["pending"]
+        tail = f" with {pending} of {len(self.candidates)} candidates pending" if pending else ""
+        return {"running": f"incomplete: the campaign is still running{tail}; these are its results so far",
+                "interrupted": f"incomplete: the campaign was interrupted{tail}; run it again to resume",
+                "stopped": f"incomplete: the campaign stopped without finishing (crashed or killed){tail}; "
+                           "run it again to resume",
+                "finished": f"incomplete: the campaign finished{tail}"}[self.state]
+
+    def _state(self):
+        lifecycle = [k for k in self.events["kind"] if k in _LIFECYCLE]
+        last = lifecycle[-1] if lifecycle else ""
+        if last == "campaign_finished":
+            return "finished"
+        if has_live_writer(self.path):
+            return "running"
+        return "interrupted" if last == "interrupted" else "stopped"
+
+    def _test_outcomes(self):
+        """One row per evaluate shard (latest attempt): the test outcomes at shard granularity."""
+        shards = _latest(self.trials, "evaluate", int(self.info.get("shards", 0)))
+        out = shards[["candidate", "index", "attempt", "status", "reason", "exit_code"]].rename(
+            columns={"index": "shard"}).reset_index()
+        out["passed"] = out["status"] == "ok"
+        return out
+
+
+def read_campaign(path):
+    """Reads a campaign file; raises CampaignFileError with a clear message for a bad file."""
+    return Campaign(str(path))

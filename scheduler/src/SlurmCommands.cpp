@@ -1,0 +1,90 @@
+// SlurmCommands.cpp — `flotilla status CAMPAIGN.ini` (the campaign's progress and its Slurm jobs)
+// and `flotilla cancel CAMPAIGN.ini` (cancels the campaign's pending and running jobs).
+#include <filesystem>
+#include <iostream>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "Commands.h"
+#include "flotilla/jobs/Slurm.h"
+#include "flotilla/results/Analysis.h"
+#include "flotilla/results/Store.h"
+#include "flotilla/scheduler/Settings.h"
+
+namespace flotilla::cli {
+namespace {
+
+struct CampaignJobs {
+  scheduler::Settings settings;
+  std::vector<jobs::JobDirectory> jobs;
+  std::map<std::uint32_t, jobs::JobStatus> states;  // jobs Slurm still knows
+  bool reachable = false;
+};
+
+// Reads the settings and the job folders, and asks Slurm for every job's state in one query.
+CampaignJobs load(const std::vector<std::string>& args, std::string_view usage) {
+  if (args.empty() || args[0] == "--help" || args[0] == "-h") throw std::invalid_argument(std::string(usage));
+  CampaignJobs c{.settings = scheduler::load_settings(args[0], {args.begin() + 1, args.end()})};
+  c.jobs = jobs::list_job_directories(c.settings.slurm.jobs_dir);
+  std::vector<std::uint32_t> ids;
+  for (const auto& job : c.jobs)
+    if (job.slurm_id) ids.push_back(job.slurm_id);
+  if (ids.empty()) return c;
+  try {
+    for (auto& s : jobs::make_slurm_client(c.settings.slurm.client)->query(ids)) c.states[s.id] = std::move(s);
+    c.reachable = true;
+  } catch (const std::exception& e) {
+    std::cerr << "flotilla: cannot read job states from Slurm: " << e.what() << '\n';
+  }
+  return c;
+}
+
+std::string state_of(const CampaignJobs& c, const jobs::JobDirectory& job) {
+  if (job.slurm_id == 0) return "NOT_SUBMITTED";
+  auto it = c.states.find(job.slurm_id);
+  if (it == c.states.end()) return c.reachable ? "ENDED" : "?";  // ENDED: past MinJobAge, Slurm forgot it
+  auto text = std::string(jobs::to_string(it->second.state));
+  return it->second.reason.empty() ? text : text + " (" + it->second.reason + ")";
+}
+
+}  // namespace
+
+int status_command(const std::vector<std::string>& args) {
+  auto c = load(args, "usage: flotilla status CAMPAIGN.ini [--section.key=VALUE ...]");
+  const auto& results = c.settings.results;
+  if (std::filesystem::exists(results)) {
+    auto summary = results::summarize(results::Store::open_read(results));
+    std::cout << results::summary_text(summary, 3);
+  } else {
+    std::cout << fmt::format("campaign   {}: not started ({} does not exist)\n", c.settings.name, results.string());
+  }
+  if (c.jobs.empty()) {
+    std::cout << fmt::format("\nno Slurm jobs in {}\n", c.settings.slurm.jobs_dir.string());
+    return 0;
+  }
+  std::cout << fmt::format("\nSlurm jobs ({})\n  {:>8}  {:<28}  {:<24}  {:>5}  {:>7}\n", c.settings.slurm.jobs_dir.string(),
+                           "job id", "name", "state", "tasks", "results");
+  for (const auto& job : c.jobs)
+    std::cout << fmt::format("  {:>8}  {:<28}  {:<24}  {:>5}  {:>7}\n", job.slurm_id, job.name, state_of(c, job),
+                             job.tasks, job.results);
+  return 0;
+}
+
+int cancel_command(const std::vector<std::string>& args) {
+  auto c = load(args, "usage: flotilla cancel CAMPAIGN.ini [--section.key=VALUE ...]");
+  if (!c.reachable && !c.jobs.empty()) return 1;
+  auto client = jobs::make_slurm_client(c.settings.slurm.client);
+  int cancelled = 0;
+  for (const auto& [id, status] : c.states) {
+    if (jobs::is_terminal(status.state)) continue;
+    client->cancel(id);
+    std::cout << fmt::format("cancelled Slurm job {} ({})\n", id, jobs::to_string(status.state));
+    ++cancelled;
+  }
+  std::cout << fmt::format("{} job(s) cancelled; recorded results are kept, and `flotilla run` resumes the rest\n",
+                           cancelled);
+  return 0;
+}
+
+}  // namespace flotilla::cli

@@ -1,0 +1,182 @@
+// ExportCommand.cpp — `flotilla results export`: a campaign's tables as CSV (RFC 4180) or JSON,
+// one row per candidate (with its parameters and median metrics as columns), per trial or per
+// event, for spreadsheets, pandas and other tools.
+//
+// Columns are named once here for both formats, so a CSV header and the JSON keys agree, and as
+// the Python reader names them: metrics "metric.NAME", parameters by their own name ("param.NAME"
+// when that clashes with a fixed column).
+#include <fmt/format.h>
+
+#include <cmath>
+#include <fstream>
+#include <set>
+
+#include "ResultsCli.h"
+#include "flotilla/results/Columns.h"
+#include "flotilla/results/Timeline.h"
+
+namespace flotilla::cli::results_cli {
+namespace {
+
+// One exported table: column names and rows of JSON scalars (null for "no value").
+struct Sheet {
+  std::vector<std::string> columns;
+  std::vector<std::vector<nlohmann::json>> rows;
+};
+
+nlohmann::json value_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+std::string unique_name(const std::string& name, std::set<std::string>& taken) {
+  auto chosen = taken.contains(name) ? "param." + name : name;
+  taken.insert(chosen);
+  return chosen;
+}
+
+Sheet candidate_sheet(const results::CampaignSummary& s) {
+  Sheet sheet{.columns = {"id", "round", "origin", "status", "objective", "spread", "repeats_done", "shards_done",
+                          "shards_passed", "config", "reason"}};
+  std::set<std::string> taken(sheet.columns.begin(), sheet.columns.end());
+  const auto params = results::parameter_names(s);
+  const auto metrics = results::metric_names(s);
+  for (const auto& p : params) sheet.columns.push_back(unique_name(p, taken));
+  for (const auto& m : metrics) sheet.columns.push_back("metric." + m);
+  for (const auto& c : s.candidates) {
+    std::vector<nlohmann::json> row = {
+        c.record.id, c.record.round, c.record.origin, to_string(c.status), optional_json(c.objective),
+        c.spread,    c.repeats_done, c.shards_done,   c.shards_passed,     c.record.config,
+        c.reason};
+    const auto values = results::split_config(c.record.config);
+    for (const auto& p : params) {
+      auto it = std::find_if(values.begin(), values.end(), [&](const auto& v) { return v.first == p; });
+      row.push_back(it == values.end() ? nlohmann::json(nullptr) : nlohmann::json(it->second));
+    }
+    for (const auto& m : metrics) row.push_back(c.metrics.contains(m) ? value_or_null(c.metrics.at(m)) : nullptr);
+    sheet.rows.push_back(std::move(row));
+  }
+  return sheet;
+}
+
+Sheet trial_sheet(const std::vector<results::TrialRecord>& trials) {
+  Sheet sheet{.columns = {"row", "candidate", "kind", "index", "attempt", "status", "start", "end", "duration_s",
+                          "exit_code", "objective", "reason", "rank", "host", "device"}};
+  std::set<std::string> names;
+  for (const auto& t : trials)
+    for (const auto& m : t.metrics) names.insert(m.name);
+  std::vector<std::string> metrics(names.begin(), names.end());
+  for (const auto& m : metrics) sheet.columns.push_back("metric." + m);
+  for (std::size_t r = 0; r < trials.size(); ++r) {
+    const auto& t = trials[r];
+    const auto place = results::place_of(t);
+    std::vector<nlohmann::json> row = {r,
+                                       t.candidate,
+                                       to_string(t.kind),
+                                       t.index,
+                                       t.attempt,
+                                       to_string(t.status),
+                                       t.start,
+                                       t.end,
+                                       t.end - t.start,
+                                       t.exit_code,
+                                       value_or_null(t.objective),
+                                       t.reason};
+    row.push_back(place.known ? nlohmann::json(place.rank) : nlohmann::json(nullptr));
+    row.push_back(place.known ? nlohmann::json(place.host) : nlohmann::json(nullptr));
+    row.push_back(place.known ? nlohmann::json(place.device) : nlohmann::json(nullptr));
+    for (const auto& m : metrics) {
+      auto it = std::find_if(t.metrics.begin(), t.metrics.end(), [&](const auto& x) { return x.name == m; });
+      row.push_back(it == t.metrics.end() ? nlohmann::json(nullptr) : value_or_null(it->value));
+    }
+    sheet.rows.push_back(std::move(row));
+  }
+  return sheet;
+}
+
+Sheet event_sheet(const std::vector<results::EventRecord>& events) {
+  Sheet sheet{.columns = {"time", "kind", "detail"}};
+  for (const auto& e : events) sheet.rows.push_back({e.time, e.kind, e.detail});
+  return sheet;
+}
+
+// RFC 4180: quote a field holding a comma, quote or line break; double its quotes.
+std::string csv_field(const nlohmann::json& v) {
+  if (v.is_null()) return {};
+  std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char ch : text) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return quoted + '"';
+}
+
+void write_csv(const Sheet& sheet, std::ostream& out) {
+  auto line = [&](const auto& cells, auto&& field) {
+    for (std::size_t i = 0; i < cells.size(); ++i) out << (i ? "," : "") << field(cells[i]);
+    out << "\r\n";
+  };
+  line(sheet.columns, [](const std::string& name) { return csv_field(name); });
+  for (const auto& row : sheet.rows) line(row, csv_field);
+}
+
+nlohmann::json to_json(const Sheet& sheet, const std::string& table, const LoadedCampaign& c) {
+  const auto& info = c.summary.campaign;
+  nlohmann::json j = {{"table", table}, {"run", run_json(c.run)}, {"columns", sheet.columns}};
+  j["campaign"] = {{"name", info.name},
+                   {"objective", info.objective},
+                   {"direction", info.direction},
+                   {"repeats", info.repeats},
+                   {"shards", info.shards},
+                   {"seed", info.seed},
+                   {"host", info.host},
+                   {"created", info.created},
+                   {"flotilla_version", info.flotilla_version},
+                   {"config_text", info.config_text}};
+  j["rows"] = nlohmann::json::array();
+  for (const auto& row : sheet.rows) {
+    nlohmann::json record = nlohmann::json::object();
+    for (std::size_t i = 0; i < row.size(); ++i) record[sheet.columns[i]] = row[i];
+    j["rows"].push_back(std::move(record));
+  }
+  return j;
+}
+
+int run_export(const po::variables_map& vm, const std::vector<std::string>& files, std::ostream& out) {
+  const auto format = vm.count("json") ? std::string("json") : vm["format"].as<std::string>();
+  const auto table = vm["table"].as<std::string>();
+  if (format != "csv" && format != "json") throw po::error("--format must be csv or json, not '" + format + "'");
+  if (table != "candidates" && table != "trials" && table != "events")
+    throw po::error("--table must be candidates, trials or events, not '" + table + "'");
+  // The note goes to stderr either way, so it never lands inside the exported data.
+  auto c = load_campaign(files[0], false);
+  const Sheet sheet = table == "candidates" ? candidate_sheet(c.summary)
+                      : table == "trials"   ? trial_sheet(c.trials)
+                                            : event_sheet(c.events);
+  std::ofstream file;
+  if (vm.count("output")) {
+    file.open(vm["output"].as<std::string>(), std::ios::binary);
+    if (!file) throw std::runtime_error(vm["output"].as<std::string>() + ": cannot open for writing");
+  }
+  std::ostream& sink = vm.count("output") ? file : out;
+  if (format == "csv")
+    write_csv(sheet, sink);
+  else
+    sink << to_json(sheet, table, c).dump() << '\n';
+  if (vm.count("output") && !(file.flush()))
+    throw std::runtime_error(vm["output"].as<std::string>() + ": write failed");
+  return 0;
+}
+
+}  // namespace
+
+const Subcommand kExport{.name = "export",
+                         .synopsis = "FILE.h5 [--table T] [--format csv|json] [-o F]",
+                         .what = "candidates, trials or events as CSV or JSON",
+                         .add_options =
+                             [](po::options_description& o) {
+                               o.add_options()("table", po::value<std::string>()->default_value("candidates"),
+                                               "candidates, trials or events")(
+                                   "format", po::value<std::string>()->default_value("csv"),
+                                   "csv or json (--json: json)")("output,o", po::value<std::string>(),
+                                                                 "write to this file instead of standard output");
+                             },
+                         .run = run_export};
+
+}  // namespace flotilla::cli::results_cli

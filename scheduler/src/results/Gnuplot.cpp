@@ -1,0 +1,147 @@
+// Gnuplot.cpp — scripts and the gnuplot child process (see Gnuplot.h).
+//
+// The child gets its script as a file argument (not a pipe, so a large timeline cannot
+// deadlock against gnuplot's output), stdout to /dev/null and stderr to a file we read back.
+// No shell is involved: gnuplot is found on PATH by posix_spawnp.
+#include "Gnuplot.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+extern char** environ;
+
+namespace flotilla::cli::results_cli {
+namespace {
+
+// A scratch directory removed on scope exit, for the script and gnuplot's stderr.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    auto pattern = (std::filesystem::temp_directory_path() / "flotilla-plot-XXXXXX").string();
+    if (!::mkdtemp(pattern.data()))
+      throw std::runtime_error(fmt::format("cannot make a scratch directory: {}", std::strerror(errno)));
+    m_path = pattern;
+  }
+  ~ScratchDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(m_path, ignored);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const std::filesystem::path& path() const { return m_path; }
+
+ private:
+  std::filesystem::path m_path;
+};
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
+PlotFile plot_file(const std::string& path, const std::string& size) {
+  PlotFile file{.path = path};
+  const auto ext = std::filesystem::path(path).extension().string();
+  if (ext == ".png")
+    file.format = PlotFile::Format::png;
+  else if (ext == ".svg")
+    file.format = PlotFile::Format::svg;
+  else
+    throw std::runtime_error(fmt::format("{}: the output file must end in .png or .svg", path));
+  char x = 0;
+  std::istringstream in(size);
+  if (!(in >> file.width >> x >> file.height) || x != 'x' || !in.eof() || file.width < 100 || file.height < 100 ||
+      file.width > 10000 || file.height > 10000)
+    throw std::runtime_error(fmt::format("--size '{}': expected WIDTHxHEIGHT in pixels, 100 to 10000 each", size));
+  return file;
+}
+
+std::string gnuplot_string(std::string_view text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string cell(double value) { return std::isfinite(value) ? fmt::format("{}", value) : "NaN"; }
+
+std::string text_cell(std::string_view text) {
+  std::string out = "\"";
+  for (char c : text) out += c == '"' ? '\'' : c;
+  return out + "\"";
+}
+
+std::string datablock(std::string_view name, const std::vector<std::vector<std::string>>& rows) {
+  std::string out = fmt::format("${} << EOD\n", name);
+  for (const auto& row : rows) {
+    for (std::size_t i = 0; i < row.size(); ++i) out += (i ? " " : "") + row[i];
+    out += '\n';
+  }
+  return out + "EOD\n";
+}
+
+std::string script_header(const PlotFile& file, std::string_view title) {
+  // noenhanced: metric names like time_s must not turn into subscripts.
+  const auto terminal =
+      file.format == PlotFile::Format::png
+          ? fmt::format("pngcairo size {},{} noenhanced font 'DejaVu Sans,10' background rgb 'white'", file.width,
+                        file.height)
+          : fmt::format("svg size {},{} fixed noenhanced font 'DejaVu Sans,10' background rgb 'white'", file.width,
+                        file.height);
+  return fmt::format(
+      "set terminal {}\nset output {}\nset encoding utf8\nset title {}\nset grid lc rgb '#dddddd'\n"
+      "set border lc rgb '#555555'\n",
+      terminal, gnuplot_string(file.path), gnuplot_string(title));
+}
+
+void run_gnuplot(const std::string& script, const PlotFile& file) {
+  ScratchDir scratch;
+  const auto script_path = scratch.path() / "plot.gp";
+  const auto errors_path = scratch.path() / "stderr.txt";
+  {
+    std::ofstream out(script_path, std::ios::binary);
+    if (!(out << script) || !out.flush())
+      throw std::runtime_error("cannot write the gnuplot script to " + script_path.string());
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 2, errors_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  std::string program = "gnuplot", script_arg = script_path.string();
+  char* argv[] = {program.data(), script_arg.data(), nullptr};
+  pid_t pid = 0;
+  const int spawned = posix_spawnp(&pid, "gnuplot", &actions, nullptr, argv, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawned == ENOENT)
+    throw std::runtime_error("gnuplot not found: install Debian's gnuplot-nox (scripts/install-deps.sh does)");
+  if (spawned != 0) throw std::runtime_error(fmt::format("cannot run gnuplot: {}", std::strerror(spawned)));
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  auto errors = read_file(errors_path);
+  while (!errors.empty() && (errors.back() == '\n' || errors.back() == ' ')) errors.pop_back();
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw std::runtime_error(
+        fmt::format("gnuplot failed drawing {}: {}", file.path, errors.empty() ? "no message" : errors));
+  std::error_code ec;
+  if (std::filesystem::file_size(file.path, ec) == 0 || ec)
+    throw std::runtime_error(
+        fmt::format("gnuplot wrote nothing to {}{}{}", file.path, errors.empty() ? "" : ": ", errors));
+}
+
+}  // namespace flotilla::cli::results_cli

@@ -1,0 +1,176 @@
+// BayesStrategy.cpp — Bayesian optimisation: a Gaussian-process surrogate with expected
+// improvement, for discrete, ordinal, categorical and real parameters alike (Encoding.h),
+// that refines around the incumbent as a local search would.
+//
+// How it proposes:
+//  1. a space-filling start: the first 2 x parameters (6 to 16) configurations come from a
+//     scrambled Sobol design, and the model waits until at least two have succeeded;
+//  2. then the GP is fitted to the log of the successful objectives, and each candidate is
+//     scored by expected improvement times (1 - p_fail)^2, p_fail from the failure model;
+//  3. two pools compete: the unseen one-parameter neighbours of the best configuration
+//     (local) and the whole space (every unseen feasible configuration when at most kScoreAll
+//     remain, else a uniform sample plus the neighbourhoods and mutations of the best few).
+//     The local winner is proposed unless the global one scores kLocalBias times more. Plain
+//     expected improvement under-rates small steps from the incumbent on rugged tuning
+//     spaces (a GP smooths over the power-of-two effects that make a neighbour 10% faster),
+//     and spends the budget on uncertain corners; the bias makes it climb to a local optimum
+//     first and leave only for a clearly better prospect.
+// What it believes about configurations it has no value for: pending ones (asked, not told)
+// and failed ones enter the GP with its own prediction, failed ones no better than the worst
+// value seen. This removes their uncertainty, so a batch does not crowd around the pending
+// ones (the "kriging believer") and the search does not keep returning to an unexplored hole
+// that only ever fails, without feeding the GP the huge values that wreck its fit.
+#include <algorithm>
+#include <cmath>
+#include <unordered_set>
+
+#include "Adaptive.h"
+#include "Sobol.h"
+
+namespace flotilla::search {
+namespace {
+
+constexpr std::size_t kScoreAll = 3000;  // unseen feasible configurations scored exhaustively
+constexpr std::size_t kSample = 500;     // otherwise: uniform candidates per proposal
+constexpr std::size_t kElite = 5;        // incumbents whose neighbourhoods join the global pool
+constexpr std::size_t kMutations = 30;   // mutations per incumbent
+constexpr double kReselectGrowth = 1.2;  // re-choose GP hyperparameters as the data grows by 20%
+constexpr double kLocalBias = 10.0;      // how much more a global candidate must promise
+constexpr double kFailurePower = 2.0;    // a failed evaluation is wasted: weigh the risk twice
+// The GP costs O(n^3) per proposal: on long campaigns it sees the kModelBest best successes,
+// kModelRest others spread evenly over the rest (the shape of the bad regions), and the most
+// recent kModelFailed failures.
+constexpr std::size_t kModelBest = 200, kModelRest = 100, kModelFailed = 100;
+
+class BayesStrategy final : public AdaptiveStrategy {
+ public:
+  BayesStrategy(const StrategyOptions& options, const Space& space)
+      : AdaptiveStrategy(space, options), m_gp(m_encoding), m_design(m_encoding.dims(), mix_seed(options.seed, 3)) {
+    m_initial = std::clamp<std::size_t>(2 * m_encoding.dims(), 6, 16);
+  }
+  std::string_view name() const override { return "bayes"; }
+
+ protected:
+  std::optional<Configuration> propose() override {
+    auto good = ranked();
+    if (history().size() + pending().size() < m_initial || good.size() < 2) return initial();
+    fit(good);
+    std::vector<Configuration> near;
+    for (auto& n : m_encoding.neighbours(history()[good.front()].config, false))
+      if (fresh(n)) near.push_back(std::move(n));
+    auto local = acquire(std::move(near));
+    auto global = acquire(candidates());
+    if (local && (!global || kLocalBias * local->second >= global->second)) return local->first;
+    if (global) return global->first;
+    return fallback();
+  }
+
+ private:
+  std::optional<Configuration> initial() {
+    for (int attempt = 0; attempt < 64; ++attempt) {
+      auto config = m_encoding.binned(m_design.next());
+      if (fresh(config) && risk_accepted(config)) return config;
+    }
+    return fallback();
+  }
+
+  void fit(std::vector<std::size_t> good) {
+    const std::size_t successes = good.size();
+    if (good.size() > kModelBest + kModelRest) {
+      std::vector<std::size_t> kept(good.begin(), good.begin() + kModelBest);
+      const double stride = static_cast<double>(good.size() - kModelBest) / kModelRest;
+      for (std::size_t k = 0; k < kModelRest; ++k) kept.push_back(good[kModelBest + static_cast<std::size_t>(k * stride)]);
+      good = std::move(kept);
+    }
+    std::vector<Point> x;
+    std::vector<double> losses;
+    for (auto i : good) {
+      x.push_back(m_encoding.point(history()[i].config));
+      losses.push_back(loss(i));
+    }
+    bool select = static_cast<double>(successes) >= kReselectGrowth * static_cast<double>(m_selected_at);
+    if (select) m_selected_at = successes;
+    auto y = transform_losses(losses);
+    const double worst = *std::max_element(y.begin(), y.end());
+    m_gp.fit(std::move(x), y, select);
+    std::vector<Point> believed;
+    std::vector<double> values;
+    auto believe = [&](const Configuration& c, double at_least) {
+      believed.push_back(m_encoding.point(c));
+      values.push_back(std::max(m_gp.predict(believed.back()).mean, at_least));
+    };
+    for (const auto& c : pending()) believe(c, -INFINITY);
+    std::size_t failed = 0;
+    for (auto o = history().rbegin(); o != history().rend() && failed < kModelFailed; ++o)
+      if (o->failed()) believe(o->config, worst), ++failed;
+    m_gp.extend(believed, values);
+  }
+
+  // The best candidate of a pool and its score, or nullopt for an empty pool. Exact, but
+  // pruned: the mean with a bound of the standard deviation bounds a candidate's expected
+  // improvement (it grows with the deviation), and the chance of not failing is at most 1, so
+  // the full O(n^2) prediction and the failure model are consulted best bound first, until
+  // no bound can beat the best score found.
+  std::optional<std::pair<Configuration, double>> acquire(std::vector<Configuration> pool) {
+    if (pool.empty()) return std::nullopt;
+    const double best = m_gp.best_target();
+    std::vector<Point> points(pool.size());
+    std::vector<std::vector<double>> cross(pool.size());
+    std::vector<std::pair<double, std::size_t>> bounds;
+    for (std::size_t i = 0; i < pool.size(); ++i) {
+      points[i] = m_encoding.point(pool[i]);
+      cross[i] = m_gp.cross(points[i]);
+      bounds.emplace_back(expected_improvement(best, m_gp.mean_from(cross[i]), m_gp.sd_bound_from(cross[i])), i);
+    }
+    std::sort(bounds.begin(), bounds.end(),
+              [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
+    double top = -1;
+    std::size_t chosen = bounds.front().second;
+    for (const auto& [bound, i] : bounds) {
+      if (bound <= top) break;
+      auto prediction = m_gp.predict_from(std::move(cross[i]));
+      double score = expected_improvement(best, prediction.mean, prediction.sd);
+      if (m_failures.any_failure() && score > top) score *= std::pow(1.0 - m_failures.p_fail(points[i]), kFailurePower);
+      if (score > top) top = score, chosen = i;
+    }
+    return std::pair{pool[chosen], top};
+  }
+
+  std::vector<Configuration> candidates() {
+    std::vector<Configuration> pool;
+    std::unordered_set<Configuration, ConfigurationHash> in_pool;
+    auto add = [&](Configuration c) {
+      if (fresh(c) && in_pool.insert(c).second) pool.push_back(std::move(c));
+    };
+    if (const auto* all = space().feasible_indices()) {
+      if (all->size() <= kScoreAll + history().size()) {
+        for (auto index : *all) add(space().grid_point(index));
+        return pool;
+      }
+      for (std::size_t i = 0; i < 3 * kSample && pool.size() < kSample; ++i)
+        add(space().grid_point((*all)[m_rng.index(all->size())]));
+    } else {
+      for (std::size_t i = 0; i < 20 * kSample && pool.size() < kSample; ++i) add(m_encoding.random(m_rng));
+    }
+    auto good = ranked();
+    for (std::size_t e = 0; e < std::min(kElite, good.size()); ++e) {
+      const auto& incumbent = history()[good[e]].config;
+      for (auto& n : m_encoding.neighbours(incumbent, false)) add(std::move(n));
+      for (std::size_t m = 0; m < kMutations; ++m) add(m_encoding.mutate(incumbent, 0.3, m_rng));
+    }
+    return pool;
+  }
+
+  GaussianProcess m_gp;
+  SobolSequence m_design;
+  std::size_t m_initial = 10;
+  std::size_t m_selected_at = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_bayes_strategy(const StrategyOptions& options, const Space& space) {
+  return std::make_unique<BayesStrategy>(options, space);
+}
+
+}  // namespace flotilla::search

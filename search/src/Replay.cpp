@@ -1,0 +1,143 @@
+// Replay.cpp — the replay loop over a recorded space, its statistics and its two reports.
+//
+// The loop is the campaign's, minus the hardware: ask a batch (never more than the budget
+// left), look every configuration up, tell the strategy, record the best so far. Repeat r
+// uses the seed mix_seed(seed, r), so one seed fixes every repeat.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "flotilla/search/Replay.h"
+#include "flotilla/search/Strategy.h"
+#include "Rng.h"
+
+namespace flotilla::search {
+
+ReplayResult replay(const RecordedSpace& recorded, const ReplayOptions& options) {
+  if (!(recorded.optimum() > 0))
+    throw ReplayError(fmt::format("{}: the optimum {} is not positive, so best/optimum ratios are undefined",
+                                  recorded.source(), recorded.optimum()));
+  ReplayResult result{.options = options, .optimum = recorded.optimum(), .maximize = recorded.maximize()};
+  const double worst = recorded.maximize() ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+  for (std::size_t r = 0; r < options.repeats; ++r) {
+    ReplayRun run{.seed = mix_seed(options.seed, r)};
+    auto strategy = make_strategy({.name = options.strategy, .seed = run.seed, .maximize = recorded.maximize()}, recorded.space());
+    double best = worst;
+    while (run.best.size() < options.budget) {
+      auto batch = strategy->ask(std::min(std::max<std::size_t>(options.batch, 1), options.budget - run.best.size()));
+      for (const auto& config : batch) {
+        auto value = recorded.objective(config);
+        strategy->tell(config, value);
+        if (value && (recorded.maximize() ? *value > best : *value < best)) best = *value;
+        run.best.push_back(best);
+      }
+      if (batch.empty()) {
+        run.exhausted = true;
+        break;
+      }
+    }
+    result.runs.push_back(std::move(run));
+  }
+  return result;
+}
+
+double ReplayResult::ratio(const ReplayRun& run, std::size_t evaluations) const {
+  if (run.best.empty() || evaluations == 0) return std::numeric_limits<double>::infinity();
+  double best = run.best[std::min(evaluations, run.best.size()) - 1];
+  if (!std::isfinite(best)) return std::numeric_limits<double>::infinity();
+  return maximize ? optimum / best : best / optimum;
+}
+
+std::optional<std::size_t> ReplayResult::evaluations_to(const ReplayRun& run, double tolerance) const {
+  for (std::size_t i = 0; i < run.best.size(); ++i)
+    if (ratio(run, i + 1) <= 1.0 + tolerance + 1e-12) return i + 1;
+  return std::nullopt;
+}
+
+namespace {
+double quantile(std::vector<double> v, double q) {  // linear interpolation, as numpy's default
+  std::sort(v.begin(), v.end());
+  double pos = q * static_cast<double>(v.size() - 1);
+  auto lo = static_cast<std::size_t>(std::floor(pos));
+  auto hi = std::min(lo + 1, v.size() - 1);
+  if (std::isinf(v[hi])) return pos == static_cast<double>(lo) ? v[lo] : v[hi];
+  return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
+}
+}  // namespace
+
+ReplayStats ratio_stats(const ReplayResult& result, std::size_t evaluations) {
+  std::vector<double> ratios;
+  for (const auto& run : result.runs) ratios.push_back(result.ratio(run, evaluations));
+  if (ratios.empty()) return {};
+  double sum = 0;
+  for (double r : ratios) sum += r;
+  return {quantile(ratios, 0.5), quantile(ratios, 0.25), quantile(ratios, 0.75), sum / static_cast<double>(ratios.size())};
+}
+
+std::optional<double> median_evaluations_to(const ReplayResult& result, double tolerance, std::size_t* reached) {
+  std::vector<double> counts;
+  for (const auto& run : result.runs) {
+    auto n = result.evaluations_to(run, tolerance);
+    counts.push_back(n ? static_cast<double>(*n) : std::numeric_limits<double>::infinity());
+  }
+  if (reached) *reached = static_cast<std::size_t>(std::count_if(counts.begin(), counts.end(), [](double c) { return std::isfinite(c); }));
+  if (counts.empty()) return std::nullopt;
+  double median = quantile(counts, 0.5);
+  if (!std::isfinite(median)) return std::nullopt;
+  return median;
+}
+
+std::string replay_text(const RecordedSpace& recorded, const ReplayResult& result) {
+  const auto& o = result.options;
+  const auto budget = o.budget;
+  auto stats = ratio_stats(result, budget);
+  std::string text = fmt::format("replay     {}: {} configurations ({} failed), {} parameters\n", recorded.source(),
+                                 recorded.size(), recorded.failures(), recorded.space().parameters().size());
+  text += fmt::format("objective  {} ({}); optimum {} at {}\n", recorded.objective_name(),
+                      recorded.maximize() ? "maximize" : "minimize", result.optimum, recorded.space().to_text(recorded.optimum_config()));
+  text += fmt::format("strategy   {} · budget {} · batch {} · {} repeats · seed {}\n", o.strategy, budget, o.batch, o.repeats, o.seed);
+  text += fmt::format("best/opt   median {:.4f}  (p25 {:.4f}, p75 {:.4f}, mean {:.4f})\n", stats.median, stats.p25, stats.p75, stats.mean);
+  for (double tolerance : {0.05, 0.01}) {
+    std::size_t reached = 0;
+    auto median = median_evaluations_to(result, tolerance, &reached);
+    text += fmt::format("to {}%{}  {}  ({} of {} repeats got there)\n", tolerance * 100, tolerance < 0.05 ? " " : " ",
+                        median ? fmt::format("median {:g} evaluations", *median) : std::string("median not reached"), reached,
+                        result.runs.size());
+  }
+  auto exhausted = std::count_if(result.runs.begin(), result.runs.end(), [](const ReplayRun& r) { return r.exhausted; });
+  if (exhausted > 0)
+    text += fmt::format("note       the space ({} configurations) is smaller than the budget: every configuration was evaluated\n",
+                        recorded.size());
+  return text;
+}
+
+std::string replay_json(const RecordedSpace& recorded, const ReplayResult& result) {
+  const auto& o = result.options;
+  auto stats = ratio_stats(result, o.budget);
+  nlohmann::ordered_json j;
+  j["space"] = recorded.source();
+  j["configurations"] = recorded.size();
+  j["failed"] = recorded.failures();
+  j["objective"] = recorded.objective_name();
+  j["direction"] = recorded.maximize() ? "maximize" : "minimize";
+  j["optimum"] = result.optimum;
+  j["optimum_config"] = recorded.space().to_text(recorded.optimum_config());
+  j["strategy"] = o.strategy;
+  j["budget"] = o.budget;
+  j["batch"] = o.batch;
+  j["repeats"] = o.repeats;
+  j["seed"] = o.seed;
+  j["best_over_opt"] = {{"median", stats.median}, {"p25", stats.p25}, {"p75", stats.p75}, {"mean", stats.mean}};
+  for (auto [key, tolerance] : {std::pair{"evals_to_5pct", 0.05}, std::pair{"evals_to_1pct", 0.01}}) {
+    std::size_t reached = 0;
+    auto median = median_evaluations_to(result, tolerance, &reached);
+    j[key] = {{"median", median ? nlohmann::ordered_json(*median) : nlohmann::ordered_json(nullptr)}, {"reached", reached}};
+  }
+  j["exhausted"] = std::any_of(result.runs.begin(), result.runs.end(), [](const ReplayRun& r) { return r.exhausted; });
+  return j.dump();
+}
+
+}  // namespace flotilla::search

@@ -1,0 +1,56 @@
+# analysis.cmake — `flotilla results` (issue 8) against campaign files produced here: every
+# subcommand, every plot kind, and the pandas reader checked against the CLI.
+# Included from CMakeLists.txt, whose FLOTILLA_EXE, WORK, HERE and SYSTEM_PYTHON it uses.
+set(_analysis ${WORK}/analysis)
+set(_a ${_analysis}/analysis_a.h5)
+set(_b ${_analysis}/analysis_b.h5)
+set(_crashed ${_analysis}/crashed.h5)
+
+# Fixtures: analysis.ini as is (A); the same scaled by 2 with budget 5 (B, for compare); a
+# campaign SIGKILLed mid-batch (for incomplete files).
+add_test(NAME analysis_a_run
+  COMMAND sh -c "mkdir -p '${_analysis}' && rm -f '${_a}' && '${FLOTILLA_EXE}' run '${HERE}/analysis.ini' --campaign.results='${_a}' --no-live")
+add_test(NAME analysis_b_run
+  COMMAND ${CMAKE_COMMAND} -E env FLOTILLA_TEST_FACTOR=2
+    sh -c "mkdir -p '${_analysis}' && rm -f '${_b}' && '${FLOTILLA_EXE}' run '${HERE}/analysis.ini' --campaign.results='${_b}' --search.budget=5 --no-live")
+add_test(NAME analysis_crashed_run
+  COMMAND sh -c "mkdir -p '${_analysis}' && bash '${HERE}/make_crashed_campaign.sh' '${FLOTILLA_EXE}' '${HERE}/resume.ini' '${_crashed}'")
+set_tests_properties(analysis_a_run PROPERTIES FIXTURES_SETUP analysis_a LABELS integration)
+set_tests_properties(analysis_b_run PROPERTIES FIXTURES_SETUP analysis_b LABELS integration)
+set_tests_properties(analysis_crashed_run PROPERTIES FIXTURES_SETUP analysis_crashed LABELS integration TIMEOUT 120)
+
+set(_fixtures "analysis_a;analysis_b;analysis_crashed")
+foreach(check summary history top compare pareto params export crashed errors)
+  add_test(NAME results_cli_${check}
+    COMMAND ${SYSTEM_PYTHON} ${HERE}/check_results_cli.py ${FLOTILLA_EXE} ${check} ${_a} ${_b} ${_crashed} ${_analysis})
+  set_tests_properties(results_cli_${check} PROPERTIES FIXTURES_REQUIRED "${_fixtures}" LABELS integration)
+endforeach()
+
+# Plots need gnuplot (Debian's gnuplot-nox, from scripts/install-deps.sh).
+find_program(FLOTILLA_GNUPLOT gnuplot)
+if(FLOTILLA_GNUPLOT)
+  foreach(kind convergence params timeline tests)
+    add_test(NAME results_plot_${kind}
+      COMMAND ${SYSTEM_PYTHON} ${HERE}/check_plots.py ${FLOTILLA_EXE} ${_a} ${kind} ${_analysis}/plots)
+  endforeach()
+  add_test(NAME results_plot_pareto
+    COMMAND ${SYSTEM_PYTHON} ${HERE}/check_plots.py ${FLOTILLA_EXE} ${_a} pareto ${_analysis}/plots
+            --objectives score:max,mem_mb:min)
+  add_test(NAME results_plot_timeline_of_crashed_campaign
+    COMMAND ${SYSTEM_PYTHON} ${HERE}/check_plots.py ${FLOTILLA_EXE} ${_crashed} timeline ${_analysis}/plots-crashed)
+  set_tests_properties(results_plot_convergence results_plot_params results_plot_timeline results_plot_tests
+    results_plot_pareto results_plot_timeline_of_crashed_campaign
+    PROPERTIES FIXTURES_REQUIRED "${_fixtures}" LABELS integration)
+else()
+  message(STATUS "integration: no gnuplot, skipping the results_plot_* tests (install gnuplot-nox)")
+endif()
+
+# The pandas reader (results/python) agrees with the CLI, and the docs/analysis.md example runs.
+add_test(NAME results_python_reader_agrees_with_cli
+  COMMAND ${SYSTEM_PYTHON} ${HERE}/check_python_reader.py ${FLOTILLA_EXE} ${PROJECT_SOURCE_DIR}/results/python
+          ${_a} ${_b} ${_crashed})
+add_test(NAME results_python_doc_example
+  COMMAND ${CMAKE_COMMAND} -E env PYTHONPATH=${PROJECT_SOURCE_DIR}/results/python
+    ${SYSTEM_PYTHON} ${HERE}/run_analysis_doc_example.py ${PROJECT_SOURCE_DIR}/docs/analysis.md ${_a})
+set_tests_properties(results_python_reader_agrees_with_cli results_python_doc_example
+  PROPERTIES FIXTURES_REQUIRED "${_fixtures}" LABELS integration)

@@ -1,0 +1,156 @@
+// Replay: reading recorded spaces (CSV, Kernel Tuner cache, gzip), exact error messages, and
+// the replay loop's determinism and statistics.
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "flotilla/search/Replay.h"
+
+using namespace flotilla::search;
+
+namespace {
+
+constexpr const char* kCsv =
+    "block,tile,layout,time\n"
+    "16,1,row,3.0\n"
+    "16,2,row,2.0\n"
+    "32,1,col,inf\n"
+    "32,2,col,1.5\n"
+    "64,1,row,nan\n"
+    "64,2,col,4.0\n";
+
+std::string csv_error(const std::string& text, const ReadOptions& options = {}) {
+  try {
+    parse_csv_space(text, "s.csv", options);
+  } catch (const ReplayError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+std::string cache_error(const std::string& text) {
+  try {
+    parse_kernel_tuner_cache(text, "c.json");
+  } catch (const ReplayError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST(RecordedCsv, ColumnsBecomeTypedParametersAndRowsTheSpace) {
+  auto r = parse_csv_space(kCsv, "s.csv");
+  const auto& params = r.space().parameters();
+  ASSERT_EQ(params.size(), 3u);
+  EXPECT_EQ(params[0].kind, ParamKind::integer);
+  EXPECT_EQ(params[0].values, (std::vector<double>{16, 32, 64}));
+  EXPECT_EQ(params[2].kind, ParamKind::enumeration);
+  EXPECT_EQ(r.size(), 6u);
+  EXPECT_EQ(r.failures(), 2u);
+  EXPECT_EQ(r.optimum(), 1.5);
+  EXPECT_EQ(r.space().to_text(r.optimum_config()), "block=32 tile=2 layout=col");
+  // Known constraint: only recorded rows are feasible.
+  EXPECT_TRUE(r.space().feasible(r.space().parse_configuration("block=16 tile=1 layout=row")));
+  EXPECT_THROW(r.space().parse_configuration("block=16 tile=1 layout=col"), SpaceError);
+  EXPECT_EQ(r.objective(r.space().parse_configuration("block=32 tile=1 layout=col")), std::nullopt);
+  auto maximised = parse_csv_space(kCsv, "s.csv", {.objective = "time", .maximize = true});
+  EXPECT_EQ(maximised.optimum(), 4.0);
+}
+
+TEST(RecordedCsv, FractionalValuesAreOrdinalInNumericOrder) {
+  auto r = parse_csv_space("ratio,speed\n1.5,2\n0.25,3\n10,1\n", "f.csv");
+  EXPECT_EQ(r.objective_name(), "speed");  // no "time" column: the last one
+  ASSERT_EQ(r.space().parameters().size(), 1u);
+  EXPECT_EQ(r.space().parameters()[0].kind, ParamKind::ordinal);
+  EXPECT_EQ(r.space().parameters()[0].labels, (std::vector<std::string>{"0.25", "1.5", "10"}));
+}
+
+TEST(RecordedCsv, ErrorsNameFileLineAndField) {
+  EXPECT_EQ(csv_error("a,time\n1,2\n3\n"), "s.csv:3: expected 2 fields, found 1");
+  EXPECT_EQ(csv_error("a,time\n1,2\n2,fast\n"), "s.csv:3: field 'time': 'fast' is not a number (inf or nan marks a failed configuration)");
+  EXPECT_EQ(csv_error("a,b\n1,2\n", {.objective = "time"}), "s.csv:1: no column 'time' (columns: a, b)");
+  EXPECT_EQ(csv_error("a,time\n1,2\n\n1,3\n"), "s.csv:4: configuration 'a=1' recorded twice (first at s.csv:2)");
+  EXPECT_EQ(csv_error(""), "s.csv: empty file (expected a header line)");
+  EXPECT_EQ(csv_error("a,time\n1,inf\n"), "s.csv: every configuration failed");
+  EXPECT_EQ(csv_error("a,time\n"), "s.csv: no configurations recorded");
+  EXPECT_EQ(csv_error("tile size,time\n1,2\n"), "s.csv: column 'tile size' is not a parameter name (letters, digits and _)");
+  EXPECT_EQ(csv_error("a,time\n,2\n"), "s.csv:2: field 'a' is empty");
+}
+
+TEST(RecordedCache, KernelTunerCacheWithFailuresAndFixedParameters) {
+  auto r = parse_kernel_tuner_cache(R"({"tune_params_keys": ["bx", "t", "fixed"],
+      "tune_params": {"bx": [32, 64], "t": [1, 2], "fixed": [15]}, "objective": "time",
+      "cache": {"32,1,15": {"bx": 32, "t": 1, "fixed": 15, "time": 2.5},
+                "32,2,15": {"bx": 32, "t": 2, "fixed": 15, "time": "CompilationFailedConfig"},
+                "64,1,15": {"bx": 64, "t": 1, "fixed": 15, "time": 1.25},
+                "64,2,15": {"bx": 64, "t": 2, "fixed": 15, "time": "InvalidConfig"}}})",
+                                    "c.json");
+  EXPECT_EQ(r.space().parameters().size(), 2u);  // 'fixed' has one value: not a dimension
+  EXPECT_EQ(r.size(), 3u);                       // InvalidConfig: forbidden, not part of the space
+  EXPECT_EQ(r.failures(), 1u);
+  EXPECT_EQ(r.optimum(), 1.25);
+}
+
+TEST(RecordedCache, ErrorsNameFileAndEntry) {
+  EXPECT_EQ(cache_error("{\"cache\": {}}"), "c.json: not a Kernel Tuner cache file (expected objects 'tune_params' and 'cache')");
+  EXPECT_EQ(cache_error(R"({"tune_params": {"a": [1, 2]}, "cache": {"1": {"a": 1}}})"), "c.json: cache entry '1': field 'time' is missing");
+  EXPECT_EQ(cache_error(R"({"tune_params": {"a": [1, 2]}, "cache": {"1": {"time": 1}}})"), "c.json: cache entry '1': field 'a' is missing");
+  EXPECT_EQ(cache_error(R"({"tune_params": {"a": [1, 2]}, "cache": {"1": {"a": 1, "time": [1]}}})"),
+            "c.json: cache entry '1': field 'time': [1] is neither a number nor a failure");
+  EXPECT_EQ(cache_error("{\"tune_params\": ").rfind("c.json: not valid JSON: ", 0), 0u);
+}
+
+TEST(RecordedFiles, ReadsCsvAndGzipCompressedCacheFiles) {
+  auto csv = load_recorded_space(FLOTILLA_SEARCH_TEST_DATA "/coulomb3d_RTX2080Ti.csv");
+  EXPECT_EQ(csv.size(), 210u);
+  EXPECT_NEAR(csv.optimum(), 0.769696, 1e-6);
+  auto cache = load_recorded_space(FLOTILLA_SEARCH_TEST_DATA "/tiny.kt.json.gz");
+  EXPECT_EQ(cache.size(), 11u);
+  EXPECT_EQ(cache.failures(), 1u);
+  EXPECT_EQ(cache.optimum(), 2.25);
+  EXPECT_EQ(cache.space().to_text(cache.optimum_config()), "block_size_x=64 tile=2");
+  try {
+    load_recorded_space("/nonexistent/space.csv");
+    FAIL();
+  } catch (const ReplayError& e) {
+    EXPECT_STREQ(e.what(), "/nonexistent/space.csv: cannot open");
+  }
+}
+
+TEST(Replay, DeterministicForASeedAndFailuresCostEvaluations) {
+  auto r = parse_csv_space(kCsv, "s.csv");
+  ReplayOptions options{.strategy = "bayes", .budget = 4, .repeats = 3, .seed = 9};
+  auto a = replay(r, options), b = replay(r, options);
+  ASSERT_EQ(a.runs.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(a.runs[i].best, b.runs[i].best);
+    EXPECT_EQ(a.runs[i].best.size(), 4u);  // failed configurations count too
+  }
+  EXPECT_EQ(replay_json(r, a), replay_json(r, b));
+  options.budget = 100;  // more than the 6 recorded: every one is evaluated, then the run ends
+  auto all = replay(r, options);
+  for (const auto& run : all.runs) {
+    EXPECT_TRUE(run.exhausted);
+    EXPECT_EQ(run.best.size(), 6u);
+    EXPECT_EQ(all.ratio(run, 6), 1.0);
+  }
+  EXPECT_NE(replay_text(r, all).find("smaller than the budget"), std::string::npos);
+}
+
+TEST(Replay, RatiosAndEvaluationsToATolerance) {
+  ReplayResult result{.optimum = 2.0};
+  ReplayRun run{.best = {INFINITY, 3.0, 2.08, 2.01, 2.0}};
+  EXPECT_TRUE(std::isinf(result.ratio(run, 1)));
+  EXPECT_DOUBLE_EQ(result.ratio(run, 2), 1.5);
+  EXPECT_DOUBLE_EQ(result.ratio(run, 99), 1.0);
+  EXPECT_EQ(result.evaluations_to(run, 0.05), 3u);
+  EXPECT_EQ(result.evaluations_to(run, 0.01), 4u);
+  result.runs = {run, run, ReplayRun{.best = {4.0}}};
+  std::size_t reached = 0;
+  EXPECT_EQ(median_evaluations_to(result, 0.05, &reached), 3.0);
+  EXPECT_EQ(reached, 2u);
+  auto stats = ratio_stats(result, 5);
+  EXPECT_DOUBLE_EQ(stats.median, 1.0);
+  EXPECT_DOUBLE_EQ(stats.p75, 1.5);
+}

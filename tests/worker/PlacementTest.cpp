@@ -1,0 +1,61 @@
+// PlacementTest.cpp — how a rank picks its device from the launcher's environment.
+#include <gtest/gtest.h>
+
+#include "flotilla/jobs/Placement.h"
+
+namespace flotilla::jobs {
+namespace {
+
+DeviceChoice choose(std::optional<std::string> slurm, std::optional<std::string> ompi,
+                    std::optional<std::string> visible, unsigned gpus = 0) {
+  return choose_device(DeviceEnv{std::move(slurm), std::move(ompi), std::move(visible), gpus});
+}
+
+TEST(Placement, NoGpuMeansCpu) {
+  const DeviceChoice choice = choose(std::nullopt, std::nullopt, std::nullopt);
+  EXPECT_EQ(choice.device, "cpu");
+  EXPECT_EQ(choice.visible, std::nullopt);
+  EXPECT_EQ(choose("3", std::nullopt, "").device, "cpu");    // set but empty: no GPU at all
+  EXPECT_EQ(choose("3", std::nullopt, "-1").device, "cpu");  // the usual way to hide them
+}
+
+TEST(Placement, LocalRankPicksAnEntryRoundRobin) {
+  EXPECT_EQ(choose("0", std::nullopt, "0,1,2,3").device, "0");
+  EXPECT_EQ(choose("2", std::nullopt, "0,1,2,3").device, "2");
+  EXPECT_EQ(choose("5", std::nullopt, "4,5,6,7").device, "5");  // 5 % 4 = 1: the second entry
+  EXPECT_EQ(choose(std::nullopt, "3", "0, 1").device, "1");
+  const DeviceChoice uuid = choose("1", std::nullopt, "GPU-aaaa,GPU-bbbb");
+  EXPECT_EQ(uuid.device, "GPU-bbbb");
+  EXPECT_EQ(uuid.visible, "GPU-bbbb");
+  EXPECT_EQ(uuid.local_rank, 1);
+}
+
+TEST(Placement, SlurmLocalIdWinsOverOpenMpis) {
+  EXPECT_EQ(choose("1", "0", "0,1").device, "1");
+  EXPECT_EQ(choose("x", "0", "0,1").device, "0");  // not a number: the next source
+  EXPECT_EQ(choose("-2", std::nullopt, "0,1").local_rank, 0);
+}
+
+TEST(Placement, ABoundSingleGpuIsKeptByEveryRank) {
+  EXPECT_EQ(choose("3", std::nullopt, "2").device, "2");  // srun --gpus-per-task=1 already chose
+}
+
+TEST(Placement, InvalidEntryEndsTheListAsInCuda) {
+  EXPECT_EQ(choose("1", std::nullopt, "0,-1,2").device, "0");  // only "0" is visible
+}
+
+TEST(Placement, GpusPresentWithoutCudaVisibleDevices) {
+  const DeviceChoice choice = choose(std::nullopt, "5", std::nullopt, 4);
+  EXPECT_EQ(choice.device, "1");
+  EXPECT_EQ(choice.visible, "1");
+}
+
+TEST(Placement, LocalPlacementIsRankZeroOnThisHost) {
+  const Placement placement = local_placement();
+  EXPECT_EQ(placement.rank, 0);
+  EXPECT_EQ(placement.host, host_name());
+  EXPECT_FALSE(placement.device.empty());
+}
+
+}  // namespace
+}  // namespace flotilla::jobs
