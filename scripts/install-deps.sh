@@ -18,5 +18,5 @@ sudo_if_needed apt-get install -y --no-install-recommends -o DPkg::Lock::Timeout
   libmuparser-dev nlohmann-json3-dev libfmt-dev zlib1g-dev \
   libgtest-dev libgmock-dev \
   python3 python3-h5py python3-pandas \
-  gnuplot-nox \
+  gnuplot-nox parallel \
   python3-optuna

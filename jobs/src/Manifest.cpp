@@ -171,25 +171,26 @@ OrderedJson kernel_json(const KernelTask& task) {
 }  // namespace
 
 std::string manifest_to_json(const Manifest& manifest) {
-  OrderedJson tasks = OrderedJson::array();
-  for (const auto& task : manifest.tasks) {
+  // One task per line: a person can read and grep it, and it stays compact (no indentation).
+  const OrderedJson head{
+      {"flotilla_manifest", kManifestVersion}, {"job", manifest.job}, {"output", manifest.output.string()}};
+  std::string text = head.dump();
+  text.pop_back();  // the closing brace: "tasks" follows
+  text += ", \"tasks\": [";
+  for (std::size_t i = 0; i < manifest.tasks.size(); ++i) {
+    const ManifestTask& task = manifest.tasks[i];
     OrderedJson entry{{"id", task.id}, {"attempt", task.attempt}};
-    const OrderedJson work = std::visit(
-        [](const auto& w) {
-          if constexpr (std::is_same_v<std::decay_t<decltype(w)>, CommandTask>)
-            return command_json(w);
+    entry.update(std::visit(
+        [](const auto& work) {
+          if constexpr (std::is_same_v<std::decay_t<decltype(work)>, CommandTask>)
+            return command_json(work);
           else
-            return kernel_json(w);
+            return kernel_json(work);
         },
-        task.work);
-    entry.update(work);
-    tasks.push_back(std::move(entry));
+        task.work));
+    text += (i ? ",\n " : "\n ") + entry.dump();
   }
-  OrderedJson out{{"flotilla_manifest", kManifestVersion},
-                  {"job", manifest.job},
-                  {"output", manifest.output.string()},
-                  {"tasks", std::move(tasks)}};
-  return out.dump(1) + "\n";  // one level of indent: one task per few lines, still compact
+  return text + "\n]}\n";
 }
 
 Manifest manifest_from_json(std::string_view text, std::string_view source) {

@@ -1,7 +1,8 @@
 // Task.h — what a backend runs (TaskSpec) and what comes back (TaskResult).
 //
-// A task is one process started from an argv (never through a shell). Its result says how it
-// ended and which metrics its output carried (protocol in Metrics.h). Expected failures — a
+// A task is one process started from an argv (never through a shell); the MPI worker runs a
+// flotilla-kernel argv in-process instead, with the same result (docs/worker.md). Its result says
+// how it ended and which metrics its output carried (protocol in Metrics.h). Expected failures — a
 // non-zero exit, a crash, a timeout, garbage output, a missing objective — are values in
 // TaskResult, never exceptions.
 #pragma once
@@ -27,6 +28,8 @@ struct TaskSpec {
   std::filesystem::path workdir;        // empty: the caller's working directory
   std::string objective;                // metric that must be present for status ok; empty: none
   int attempt = 0;                      // retry number, from 0; echoed in TaskResult, opaque here
+  std::string resources;                // which allocation the task needs ("explore", "evaluate"); Slurm
+                                        // backend only, tasks with different values go to different jobs
 };
 
 // lost: the task's executor died (an MPI rank, a node) before the task reported, so it never
