@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """optuna_tpe.py — Optuna's TPE sampler replayed on recorded spaces, for bench/search.
 
-usage: optuna_tpe.py SPACES_DIR [--repeats N] [--budget B] [--seed S] [--univariate]
+usage: optuna_tpe.py SPACES_DIR [--repeats N] [--budget B] [--seed S] [--spaces a,b] [--univariate]
 
 Prints one JSON line per <id>.csv space: {"space": id, "runs": [[best so far after each
 evaluation, ...], ...]}, null while nothing has succeeded. Runs with Debian's /usr/bin/python3
@@ -78,10 +78,11 @@ def main():
         return int(args[args.index(name) + 1]) if name in args else default
     repeats, budget, seed = option("--repeats", 20), option("--budget", 200), option("--seed", 1)
     multivariate = "--univariate" not in args
+    only = args[args.index("--spaces") + 1].split(",") if "--spaces" in args else None
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
     for name in sorted(os.listdir(folder)):
-        if not name.endswith(".csv"):
+        if not name.endswith(".csv") or (only and name[:-4] not in only):
             continue
         params, values, table = load(os.path.join(folder, name))
         runs = [run(params, values, table, budget, seed * 1000 + r, multivariate) for r in range(repeats)]

@@ -2,14 +2,20 @@
 // and Optuna's TPE sampler run on the same spaces in the same run.
 //
 // usage: search_bench [SPACES_DIR] [--repeats N] [--seed S] [--batch B] [--strategies a,b]
-//                     [--default NAME] [--no-optuna]
+//                     [--default NAME] [--spaces id1,id2] [--optuna-repeats N] [--no-optuna]
+//                     [--optuna-lines FILE]
 // SPACES_DIR (default ../shared/data/spaces, relative to the working directory) holds
 // <id>.csv tables (README of that folder); nothing else is read, so the bench runs on any
 // folder of recorded spaces. Each repeat runs to the largest budget and is read off at every
 // budget: strategies are not told the budget, so the prefix of a 200-evaluation run is exactly
 // a 50- or 100-evaluation run. Random sampling is computed exactly (search_random_exact.h),
 // Optuna runs in a child process (optuna_tpe.py, Debian's /usr/bin/python3 with
-// python3-optuna) on the other core while the strategies run here. Figures: median over
+// python3-optuna) on the other core while the strategies run here, with as many repeats as the
+// strategies unless --optuna-repeats says otherwise. The child runs at the bench's own
+// priority: nice the whole bench on a shared machine, not Optuna alone, or it starves behind
+// the strategies and everyone else's work. --optuna-lines FILE reads Optuna's output lines from
+// FILE instead (what `optuna_tpe.py SPACES_DIR --repeats N --seed S [--spaces id]` printed, for
+// instance run per space in parallel): the same seeds give the same lines. Figures: median over
 // repeats of best-found/optimum, and median evaluations until within 5% and 1% of the
 // optimum. Ends with one JSON line.
 #include <cstdio>
@@ -95,11 +101,12 @@ std::map<std::string, ReplayResult> read_optuna(FILE* pipe, const std::map<std::
 
 int main(int argc, char** argv) {
   fs::path dir = "../shared/data/spaces";
-  std::size_t repeats = 20, batch = 1;
+  std::size_t repeats = 20, batch = 1, optuna_repeats = 0;  // 0: as many as repeats
   std::uint64_t seed = 1;
   std::string default_strategy = "bayes";
   bool optuna = true;
-  std::vector<std::string> strategies;
+  std::string optuna_lines;
+  std::vector<std::string> strategies, only;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
@@ -108,9 +115,11 @@ int main(int argc, char** argv) {
     else if (a == "--batch") batch = std::stoul(value());
     else if (a == "--default") default_strategy = value();
     else if (a == "--no-optuna") optuna = false;
-    else if (a == "--strategies") {
+    else if (a == "--optuna-repeats") optuna_repeats = std::stoul(value());
+    else if (a == "--optuna-lines") optuna_lines = value();
+    else if (a == "--strategies" || a == "--spaces") {
       std::istringstream in(value());
-      for (std::string s; std::getline(in, s, ',');) strategies.push_back(s);
+      for (std::string s; std::getline(in, s, ',');) (a == "--spaces" ? only : strategies).push_back(s);
     } else dir = a;
   }
   if (strategies.empty())
@@ -119,7 +128,9 @@ int main(int argc, char** argv) {
   std::vector<fs::path> files;
   if (fs::is_directory(dir))
     for (const auto& e : fs::directory_iterator(dir))
-      if (e.path().extension() == ".csv") files.push_back(e.path());
+      if (e.path().extension() == ".csv" &&
+          (only.empty() || std::find(only.begin(), only.end(), e.path().stem().string()) != only.end()))
+        files.push_back(e.path());
   std::sort(files.begin(), files.end());
   if (files.empty()) {
     std::cerr << fmt::format("search_bench: no <id>.csv spaces in '{}' (give the folder as the first argument)\n", dir.string());
@@ -130,11 +141,13 @@ int main(int argc, char** argv) {
   for (const auto& f : files) spaces.push_back(load_recorded_space(f));
   for (std::size_t i = 0; i < files.size(); ++i) by_id[files[i].stem().string()] = &spaces[i];
 
+  if (optuna_repeats == 0) optuna_repeats = repeats;
   FILE* pipe = nullptr;
   if (optuna) {
-    auto command = fmt::format("nice /usr/bin/python3 '{}/optuna_tpe.py' '{}' --repeats {} --budget 200 --seed {}",
-                               FLOTILLA_BENCH_DIR, dir.string(), repeats, seed);
-    pipe = popen(command.c_str(), "r");
+    auto command = fmt::format("/usr/bin/python3 '{}/optuna_tpe.py' '{}' --repeats {} --budget 200 --seed {}{}",
+                               FLOTILLA_BENCH_DIR, dir.string(), optuna_repeats, seed,
+                               only.empty() ? "" : fmt::format(" --spaces {}", fmt::join(only, ",")));
+    pipe = optuna_lines.empty() ? popen(command.c_str(), "r") : std::fopen(optuna_lines.c_str(), "r");
   }
   std::map<std::string, std::map<std::string, Figures>> table;  // space -> strategy -> figures
   for (std::size_t i = 0; i < spaces.size(); ++i) {
@@ -156,19 +169,20 @@ int main(int argc, char** argv) {
   }
   if (pipe) {
     auto results = read_optuna(pipe, by_id);
-    if (pclose(pipe) != 0 || results.empty())
+    if ((optuna_lines.empty() ? pclose(pipe) : std::fclose(pipe)) != 0 || results.empty())
       std::cerr << "search_bench: Optuna did not run (install python3-optuna for Debian's /usr/bin/python3); its rows are missing\n";
-    for (const auto& [id, r] : results) table[id]["optuna-tpe"] = figures_of(r);
+    for (const auto& [id, r] : results) table[id]["optuna-tpe"] = figures_of(r), optuna_repeats = r.runs.size();
   }
 
   std::vector<std::string> rows = {"random-exact", "optuna-tpe"};
   rows.insert(rows.end(), strategies.begin(), strategies.end());
-  std::cout << fmt::format("search bench: {} repeats, seed {}, batch {}; median best/optimum (mean after) at 50/100/200 "
-                           "evaluations, median evaluations to within 5% / 1%\n",
-                           repeats, seed, batch);
+  std::cout << fmt::format("search bench: {} repeats ({} for Optuna), seed {}, batch {}; median best/optimum (mean after) "
+                           "at 50/100/200 evaluations, median evaluations to within 5% / 1%\n",
+                           repeats, optuna ? optuna_repeats : 0, seed, batch);
   nlohmann::ordered_json json;
   json["bench"] = "search";
   json["repeats"] = repeats;
+  json["optuna_repeats"] = optuna ? optuna_repeats : 0;
   json["seed"] = seed;
   json["batch"] = batch;
   for (const auto& [id, by_strategy] : table) {
@@ -195,15 +209,21 @@ int main(int argc, char** argv) {
   }
   // The target for the default strategy: no worse than random on every space (mean
   // best/opt against the exact expectation) and below Optuna's median over spaces.
-  bool beats_random = true, beats_optuna = json["median_over_spaces"].contains("optuna-tpe");
+  // Optuna's median counts only when Optuna ran on every space (else it is over other spaces).
+  // Both are false when the default strategy was not among those run (--strategies).
+  const bool ran_default = json["median_over_spaces"].contains(default_strategy);
+  bool beats_random = ran_default, beats_optuna = ran_default && json["median_over_spaces"].contains("optuna-tpe");
+  for (const auto& [id, by_strategy] : table) beats_optuna = beats_optuna && by_strategy.contains("optuna-tpe");
   for (const auto& [id, by_strategy] : table)
     for (int b = 0; b < 3; ++b)
       if (by_strategy.contains(default_strategy) && by_strategy.at(default_strategy).mean[b] > by_strategy.at("random-exact").mean[b] + 1e-9)
         beats_random = false;
   for (int b = 0; b < 3 && beats_optuna; ++b)
     beats_optuna = json["median_over_spaces"][default_strategy][b].get<double>() <= json["median_over_spaces"]["optuna-tpe"][b].get<double>();
-  std::cout << fmt::format("\ndefault '{}': {} random on every space, {} Optuna TPE on the median over spaces\n", default_strategy,
-                           beats_random ? "no worse than" : "NOT always better than", beats_optuna ? "beats or ties" : "does NOT beat");
+  if (!ran_default) std::cout << fmt::format("\ndefault '{}' was not among the strategies run\n", default_strategy);
+  else
+    std::cout << fmt::format("\ndefault '{}': {} random on every space, {} Optuna TPE on the median over spaces\n", default_strategy,
+                             beats_random ? "no worse than" : "NOT always better than", beats_optuna ? "beats or ties" : "does NOT beat");
   json["default"] = default_strategy;
   json["default_beats_random_everywhere"] = beats_random;
   json["default_beats_optuna_median"] = beats_optuna;

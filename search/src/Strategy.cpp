@@ -6,6 +6,7 @@
 #include "flotilla/search/Strategy.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <stdexcept>
@@ -61,6 +62,9 @@ void Strategy::reserve(const Configuration& config) {
 }
 
 void Strategy::record(const Configuration& config, std::vector<double> loss) {
+  // A NaN or infinite objective is a failure (a broken measurement), never a value: NaN would
+  // break every ranking and an infinity every model fit.
+  if (std::any_of(loss.begin(), loss.end(), [](double v) { return !std::isfinite(v); })) loss.clear();
   m_seen.insert(config);
   auto pending = std::find(m_pending.begin(), m_pending.end(), config);
   if (pending != m_pending.end()) m_pending.erase(pending);

@@ -96,6 +96,22 @@ TEST_P(EveryStrategy, ARolledBackCandidateIsToldAgainAsAFailure) {
   for (const auto& text : run(*strategy, space, 4)) EXPECT_NE(text, space.to_text(batch[0]));
 }
 
+TEST_P(EveryStrategy, ANonFiniteObjectiveIsAFailure) {
+  auto space = small_space();
+  auto strategy = make_strategy({.name = GetParam(), .seed = 3, .maximize = false}, space);
+  auto batch = strategy->ask(3);
+  ASSERT_EQ(batch.size(), 3u);
+  strategy->tell(batch[0], std::nan(""));
+  strategy->tell(batch[1], INFINITY);
+  strategy->tell(batch[2], 2.0);
+  ASSERT_EQ(strategy->history().size(), 3u);
+  EXPECT_TRUE(strategy->history()[0].failed());
+  EXPECT_TRUE(strategy->history()[1].failed());
+  ASSERT_EQ(strategy->pareto_front().size(), 1u);
+  EXPECT_EQ(strategy->pareto_front()[0].config, batch[2]);
+  EXPECT_EQ(run(*strategy, space, 4).size(), 33u);  // the rest of the 36, each once
+}
+
 TEST_P(EveryStrategy, ReservedConfigurationsAreNeverProposed) {
   auto space = small_space();
   auto strategy = make_strategy({.name = GetParam(), .seed = 4}, space);

@@ -9,7 +9,8 @@
 //  - ask() never returns a configuration that was asked, told or reserved before, nor one that
 //    violates a constraint;
 //  - ask(n) returns fewer than n (possibly none) only when the strategy has nothing new left;
-//  - a configuration told twice (measured, then rolled back) keeps only its latest outcome.
+//  - a configuration told twice (measured, then rolled back) keeps only its latest outcome;
+//  - an objective that is NaN or infinite is told as a failure.
 #pragma once
 
 #include <cstdint>
