@@ -14,6 +14,12 @@ const std::vector<const KernelFamily*>& families() {
   static const std::vector<const KernelFamily*> list = {
       &stencil_family(),
       &sleep_family(),
+      &rmsnorm_family(),
+      &gemv_family(),
+      &attention_family(),
+      &allreduce_norm_family(),
+      &h2d_metadata_family(),
+      &decode_family(),
   };
   return list;
 }

@@ -29,6 +29,7 @@ RunReport benchmark(const KernelFamily& family, const Params& params) {
   const std::string prefix = "flotilla-kernel " + std::string(family.name());
   if (result.outcome == Outcome::skipped) return {kExitSkipped, "", prefix + ": skipped: " + result.message + "\n"};
   if (result.outcome == Outcome::failed) return {kExitFailed, "", prefix + ": failed: " + result.message + "\n"};
+  if (result.quiet) return {kExitOk, "", ""};
   return {kExitOk, "benchmark " + describe(family, params) + "\n" + format_metrics(result.metrics) + "\n", ""};
 }
 
@@ -37,6 +38,7 @@ RunReport verify(const KernelFamily& family, const Params& params, int shard, in
   if (result.outcome == Outcome::skipped)
     return {kExitSkipped, "", "flotilla-kernel " + std::string(family.name()) + ": skipped: " + result.message + "\n"};
   const bool ok = result.outcome == Outcome::ok;
+  if (result.quiet) return {ok ? kExitOk : kExitFailed, "", ""};
   return {ok ? kExitOk : kExitFailed,
           "verify " + describe(family, params) + "\n" + (ok ? "PASS " : "FAIL ") + result.message + "\n" +
               format_metrics({{"max_abs_error", result.max_abs_error}}) + "\n",

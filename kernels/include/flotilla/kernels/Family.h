@@ -61,6 +61,7 @@ struct BenchmarkResult {
   Outcome outcome = Outcome::ok;
   std::string message;  // empty when ok
   Metrics metrics;      // in a stable order; empty unless ok
+  bool quiet = false;   // a non-root rank of a multi-rank (MPI) family: the command prints nothing
 };
 
 struct VerifyResult {
@@ -68,6 +69,7 @@ struct VerifyResult {
   std::string message;       // always set, e.g. "shard 2/4 rows 128..191: max abs error 0 <= ..."
   double max_abs_error = 0;  // over this shard's rows
   double tolerance = 0;
+  bool quiet = false;  // as in BenchmarkResult
 };
 
 class KernelFamily {
