@@ -6,7 +6,8 @@
     campaign.trials         # one row per recorded trial (explore repeats and evaluate shards)
     campaign.metrics        # every reported metric, one row per (trial, name)
     campaign.test_outcomes  # one row per evaluate shard: the test outcomes recorded so far
-    campaign.tests          # per-test outcomes, when the file records them (a /tests table); else None
+    campaign.tests          # per-test outcomes, one row per (candidate, test), when the file records
+                            # them (the /tests group, docs/tests.md); else None
     campaign.events         # the scheduler's journal
     campaign.best           # the winner (a row of candidates), or None
     campaign.complete       # False for a crashed, interrupted or still running campaign
@@ -124,19 +125,54 @@ def _trials_frame(rows, metric_rows):
     return frame, metrics
 
 
-def _generic_frame(rows):
-    """Any compound table: strings decoded, enums by name. For tables newer than this reader."""
-    columns = {}
-    for name in rows.dtype.names or ():
-        names = _enum_names(rows.dtype, name)
-        values = rows[name]
-        if names:
-            columns[name] = [names.get(int(v), str(v)) for v in values]
-        elif values.dtype.kind == "S":
-            columns[name] = [_text(v) for v in values]
-        else:
-            columns[name] = values
-    return pd.DataFrame(columns)
+_OUTCOMES = ("not_run", "pass", "fail", "skip", "error", "timeout")
+
+
+def _tests_frame(f):
+    """The /tests group as one row per (candidate, test); None when no candidate has any.
+
+    Follows results/TestOutcomes.h: the low nibble is the first run, the high nibble the re-run
+    (0: none); the outcome that counts is the re-run's when there was one; durations are
+    1 ms * 1.07**(q - 1) for q >= 1, NaN for 0.
+    """
+    runs = _read_table(f, "tests/runs")
+    if len(runs) == 0:
+        return None
+    suites = _read_table(f, "tests/suites")
+    names_bytes = f["tests/names"]
+    names_bytes.refresh()
+    messages = _read_table(f, "tests/messages")
+    outcomes, durations = f["tests/outcomes"], f["tests/durations"]
+    outcomes.refresh()
+    durations.refresh()
+    frames = []
+    for run in runs:
+        suite = suites[int(run["suite"])]
+        start, size = int(suite["names_start"]), int(suite["names_bytes"])
+        names = bytes(names_bytes[start:start + size]).decode("utf-8", "replace").split("\n")[:-1]
+        count = int(run["tests"])
+        codes = outcomes[int(run["outcomes_start"]):int(run["outcomes_start"]) + count].astype(np.int64)
+        first, rerun = codes & 0x0F, codes >> 4
+        effective = np.where(rerun != 0, rerun, first)
+        seconds = np.full(count, np.nan)
+        if int(run["durations_start"]) >= 0:
+            q = durations[int(run["durations_start"]):int(run["durations_start"]) + count].astype(np.float64)
+            seconds = np.where(q > 0, 1e-3 * 1.07 ** (q - 1), np.nan)
+        text = [""] * count
+        m0 = int(run["messages_start"])
+        for row in messages[m0:m0 + int(run["messages"])]:
+            text[int(row["test"])] = _text(row["text"])
+        frames.append(pd.DataFrame({
+            "candidate": np.full(count, int(run["candidate"]), dtype=np.int64),
+            "test": names,
+            "first": [_OUTCOMES[i] if i < len(_OUTCOMES) else str(i) for i in first],
+            "rerun": [_OUTCOMES[i] if i < len(_OUTCOMES) else str(i) for i in rerun],
+            "outcome": [_OUTCOMES[i] if i < len(_OUTCOMES) else str(i) for i in effective],
+            "flaky": (np.isin(first, (2, 4, 5))) & (rerun == 1),
+            "duration_s": seconds,
+            "message": text,
+        }))
+    return pd.concat(frames, ignore_index=True)
 
 
 def _latest(trials, kind, limit):
@@ -203,7 +239,7 @@ class Campaign:
             event_rows = _read_table(f, "events")
             # Per-test outcomes, in files whose evaluate stage records them (test suites sharded
             # at scale); None otherwise, and test_outcomes stays at shard granularity.
-            self.tests = _generic_frame(_read_table(f, "tests")) if "tests" in f else None
+            self.tests = _tests_frame(f) if isinstance(f.get("tests"), h5py.Group) else None
         self.candidates = pd.DataFrame({
             "id": candidate_rows["id"].astype(np.int64),
             "round": candidate_rows["round"].astype(np.int64),

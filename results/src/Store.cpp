@@ -11,6 +11,7 @@
 #include "CampaignFile.h"
 #include "Hdf5.h"
 #include "Schema.h"
+#include "TestTables.h"
 #include "WriterLock.h"
 
 #include <flotilla/results/Store.h>
@@ -49,6 +50,7 @@ struct Store::Impl {
   h5::Handle m_file;
   schema::MemoryTypes m_types;
   h5::Handle m_candidates, m_trials, m_metrics, m_events;
+  std::optional<tests::Tables> m_tests;   // absent in files written before per-test outcomes
   CampaignInfo m_campaign;
   std::set<TrialKey> m_trial_keys;
   hsize_t m_candidate_count = 0;
@@ -117,6 +119,9 @@ struct Store::Impl {
     require_writable();
     try {
       return with_path(m_path, action);
+    } catch (const tests::InvalidTests& error) {
+      // Checked before any byte is written: the file is intact and the Store stays usable.
+      throw StoreError(m_path.string() + ": " + error.what());
     } catch (...) {
       m_broken = true;
       throw;
@@ -141,6 +146,7 @@ Store Store::create(const std::filesystem::path& path, const CampaignInfo& info)
       impl->m_lock = WriterLock::acquire(path);
       file::write_header(impl->m_file.id(), info);
       impl->create_tables();
+      impl->m_tests = tests::Tables::create(impl->m_file.id());
       // Every object exists now; after this no new object may be created (SWMR rule).
       FLOTILLA_H5(H5Fstart_swmr_write(impl->m_file.id()));
     });
@@ -168,6 +174,10 @@ Store Store::open_for_append(const std::filesystem::path& path) {
     impl->m_campaign = file::read_campaign(impl->m_file.id());
     impl->open_tables();
     impl->load_writer_state();
+    // An older file gains the (empty) /tests group now: SWMR allows no new objects later.
+    impl->m_tests = tests::Tables::present(impl->m_file.id()) ? tests::Tables::open(impl->m_file.id(), false)
+                                                              : tests::Tables::create(impl->m_file.id());
+    impl->m_tests->load_writer_state();
     impl->start_swmr_write();
   });
   return Store(std::move(impl));
@@ -185,6 +195,9 @@ Store Store::open_read(const std::filesystem::path& path) {
     file::check_schema(impl->m_file.id(), path);
     impl->m_campaign = file::read_campaign(impl->m_file.id());
     impl->open_tables();
+    if (tests::Tables::present(impl->m_file.id())) {
+      impl->m_tests = tests::Tables::open(impl->m_file.id(), impl->m_mode == Impl::Mode::swmr_read);
+    }
   });
   return Store(std::move(impl));
 }
@@ -280,6 +293,50 @@ void Store::add_event(const EventRecord& record) {
     const schema::EventRow row = schema::to_row(record);
     h5::append_rows(impl.m_events.id(), impl.m_types.event.id(), &row, 1);
   });
+}
+
+std::int64_t Store::add_test_suite(const TestSuite& suite) {
+  Impl& impl = *m_impl;
+  return impl.write([&] { return impl.m_tests->add_suite(suite); });
+}
+
+bool Store::add_test_results(const CandidateTests& tests) {
+  Impl& impl = *m_impl;
+  return impl.write([&] { return impl.m_tests->add_run(tests); });
+}
+
+std::vector<std::int64_t> Store::tested_candidates() const {
+  if (!m_impl->m_tests) return {};
+  return with_path(m_impl->m_path, [&] {
+    std::vector<std::int64_t> candidates;
+    for (const auto& run : m_impl->m_tests->runs()) candidates.push_back(run.candidate);
+    return candidates;
+  });
+}
+
+std::optional<CandidateTests> Store::test_results(std::int64_t candidate) const {
+  if (!m_impl->m_tests) return std::nullopt;
+  return with_path(m_impl->m_path, [&]() -> std::optional<CandidateTests> {
+    const auto run = m_impl->m_tests->run_of(candidate);
+    if (!run) return std::nullopt;
+    return m_impl->m_tests->read_run(*run);
+  });
+}
+
+std::optional<std::vector<std::uint8_t>> Store::test_outcomes(std::int64_t candidate) const {
+  if (!m_impl->m_tests) return std::nullopt;
+  return with_path(m_impl->m_path, [&]() -> std::optional<std::vector<std::uint8_t>> {
+    const auto run = m_impl->m_tests->run_of(candidate);
+    if (!run) return std::nullopt;
+    return m_impl->m_tests->read_outcomes(*run);
+  });
+}
+
+TestSuite Store::test_suite(std::int64_t id) const {
+  if (!m_impl->m_tests) {
+    throw StoreError(m_impl->m_path.string() + ": no per-test outcomes in this file (written before flotilla recorded them)");
+  }
+  return with_path(m_impl->m_path, [&] { return m_impl->m_tests->suite(id); });
 }
 
 }  // namespace flotilla::results

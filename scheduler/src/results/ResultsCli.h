@@ -40,6 +40,7 @@ extern const Subcommand kSummary, kHistory, kTop;    // ReportCommands.cpp
 extern const Subcommand kCompare, kPareto, kParams;  // AnalysisCommands.cpp
 extern const Subcommand kExport;                     // ExportCommand.cpp
 extern const Subcommand kPlot;                       // PlotCommand.cpp
+extern const Subcommand kTests;                      // TestsCommand.cpp
 
 // One campaign file, read once: summary, raw trials and events, and whether it finished.
 struct LoadedCampaign {

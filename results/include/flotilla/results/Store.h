@@ -9,12 +9,16 @@
 //  - Candidate ids are dense: the n-th candidate appended has id n.
 //  - No HDF5 type or handle appears in this header.
 // Schema (docs/results-schema.md): root attributes flotilla_schema, flotilla_version; group
-// /campaign with its attributes; compound datasets /candidates, /trials, /metrics, /events.
+// /campaign with its attributes; compound datasets /candidates, /trials, /metrics, /events; the
+// group /tests with per-test outcomes (TestTables.h).
 #pragma once
+
+#include <flotilla/results/TestOutcomes.h>
 
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -121,6 +125,18 @@ class Store {
   // key is already recorded.
   bool add_trial(const TrialRecord& record);
   void add_event(const EventRecord& record);
+
+  // Per-test outcomes of evaluate stages (TestOutcomes.h, docs/tests.md). A file written before
+  // they existed reads as having none; reopening it for appending adds the empty /tests group.
+  // Returns the id of the suite; an identical suite already recorded is reused, not rewritten.
+  std::int64_t add_test_suite(const TestSuite& suite);
+  // Returns false (and writes nothing) if the candidate's outcomes are already recorded.
+  bool add_test_results(const CandidateTests& tests);
+  std::vector<std::int64_t> tested_candidates() const;   // in the order they were recorded
+  std::optional<CandidateTests> test_results(std::int64_t candidate) const;
+  // Only the outcome bytes: all that a diff or a gate needs, without durations and messages.
+  std::optional<std::vector<std::uint8_t>> test_outcomes(std::int64_t candidate) const;
+  TestSuite test_suite(std::int64_t id) const;
 
  private:
   struct Impl;

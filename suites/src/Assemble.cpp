@@ -1,0 +1,115 @@
+// Assemble.cpp — shard reports and re-runs into one outcome byte per test (rules: Assemble.h).
+#include <flotilla/suites/Assemble.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+namespace flotilla::suites {
+
+using results::TestOutcome;
+
+namespace {
+
+// Message for a test its shard was given but never reported.
+std::string missing_message(const std::string& ended, int shard) {
+  return ended.empty() ? fmt::format("not reported by shard {}", shard)
+                       : fmt::format("not reported by shard {}: {}", shard, ended);
+}
+
+class Builder {
+ public:
+  explicit Builder(const std::optional<std::vector<std::string>>& discovered) : m_fixed(discovered.has_value()) {
+    if (!discovered) return;
+    m_out.suite.names = *discovered;
+    m_index.reserve(discovered->size());
+    for (std::size_t i = 0; i < discovered->size(); ++i) m_index.emplace((*discovered)[i], i);
+    resize();
+  }
+
+  void add(const TestResult& result, int shard) {
+    auto found = m_index.find(result.name);
+    if (found == m_index.end()) {
+      if (m_fixed) {
+        throw ReportError(fmt::format("shard {} reported test '{}', which discovery did not list", shard, result.name));
+      }
+      m_out.suite.names.push_back(result.name);
+      found = m_index.emplace(m_out.suite.names.back(), m_out.suite.names.size() - 1).first;
+      resize();
+    }
+    const std::size_t i = found->second;
+    if (m_seen[i]) throw ReportError(fmt::format("shard {} reported test '{}' a second time", shard, result.name));
+    set(i, result.outcome, result.seconds, result.message);
+  }
+
+  void set(std::size_t i, TestOutcome outcome, double seconds, const std::string& message) {
+    m_seen[i] = true;
+    m_out.outcomes[i] = results::encode_outcome(outcome);
+    m_out.durations[i] = results::quantise_duration(seconds);
+    if (outcome != TestOutcome::pass && !message.empty()) m_messages[static_cast<std::int64_t>(i)] = message;
+  }
+
+  bool seen(std::size_t i) const { return m_seen[i]; }
+
+  Assembled finish() {
+    for (auto& [test, text] : m_messages) m_out.messages.push_back({test, std::move(text)});
+    return std::move(m_out);
+  }
+
+ private:
+  void resize() {
+    m_out.outcomes.resize(m_out.suite.names.size(), results::encode_outcome(TestOutcome::not_run));
+    m_out.durations.resize(m_out.suite.names.size(), 0);
+    m_seen.resize(m_out.suite.names.size(), false);
+  }
+
+  bool m_fixed;
+  Assembled m_out;
+  std::unordered_map<std::string, std::size_t> m_index;  // keys copied: names may grow
+  std::vector<bool> m_seen;
+  std::map<std::int64_t, std::string> m_messages;
+};
+
+}  // namespace
+
+Assembled assemble(const std::optional<std::vector<std::string>>& discovered, const std::vector<ShardRun>& shards) {
+  Builder builder(discovered);
+  for (const ShardRun& shard : shards) {
+    for (const TestResult& result : shard.results) builder.add(result, shard.shard);
+  }
+  for (const ShardRun& shard : shards) {
+    for (const std::int64_t test : shard.given) {
+      if (builder.seen(static_cast<std::size_t>(test))) continue;
+      builder.set(static_cast<std::size_t>(test), shard.timed_out ? TestOutcome::timeout : TestOutcome::error, -1,
+                  missing_message(shard.ended, shard.shard));
+    }
+  }
+  return builder.finish();
+}
+
+std::vector<std::int64_t> failures_to_rerun(const Assembled& assembled) {
+  std::vector<std::int64_t> tests;
+  for (std::size_t i = 0; i < assembled.outcomes.size(); ++i) {
+    if (results::is_failure(results::effective_outcome(assembled.outcomes[i])))
+      tests.push_back(static_cast<std::int64_t>(i));
+  }
+  return tests;
+}
+
+void apply_rerun(Assembled& assembled, const std::vector<std::int64_t>& given, const std::vector<TestResult>& rerun,
+                 bool timed_out) {
+  std::unordered_map<std::string_view, const TestResult*> by_name;
+  for (const TestResult& result : rerun) by_name.emplace(result.name, &result);
+  for (const std::int64_t test : given) {
+    const auto i = static_cast<std::size_t>(test);
+    const auto found = by_name.find(assembled.suite.names.at(i));
+    const TestOutcome second = found != by_name.end() ? found->second->outcome
+                               : timed_out            ? TestOutcome::timeout
+                                                      : TestOutcome::error;
+    // The first run's outcome, duration and message stay: they are what the re-run is judged against.
+    assembled.outcomes[i] = results::encode_outcome(results::first_outcome(assembled.outcomes[i]), second);
+  }
+}
+
+}  // namespace flotilla::suites
