@@ -16,7 +16,8 @@ sudo_if_needed apt-get install -y --no-install-recommends -o DPkg::Lock::Timeout
   libtrilinos-kokkos-dev \
   libslurm-dev slurmctld slurmd slurm-client munge \
   libmuparser-dev nlohmann-json3-dev libfmt-dev zlib1g-dev \
-  libgtest-dev libgmock-dev \
+  libgtest-dev libgmock-dev googletest \
+  libxml2-dev libsqlite3-dev \
   python3 python3-h5py python3-pandas \
   gnuplot-nox parallel \
   python3-optuna

@@ -95,6 +95,7 @@ class ApiClient final : public SlurmClient {
     d.user_id = getuid();
     d.group_id = getgid();
     if (!dependency.empty()) d.bitflags |= KILL_INV_DEP;
+    if (!r.requeue) d.requeue = 0;
     submit_response_msg_t* response = nullptr;
     if (slurm_submit_batch_job(&d, &response) != SLURM_SUCCESS)
       return SubmitRejected{slurm_error("slurm_submit_batch_job"), is_limit(slurm_get_errno())};
@@ -104,23 +105,15 @@ class ApiClient final : public SlurmClient {
   }
 
   std::vector<JobStatus> query(const std::vector<std::uint32_t>& ids) override {
-    job_info_msg_t* msg = nullptr;
-    if (slurm_load_jobs(0, &msg, SHOW_ALL) != SLURM_SUCCESS) throw std::runtime_error(slurm_error("slurm_load_jobs"));
     std::set<std::uint32_t> wanted(ids.begin(), ids.end());
-    std::vector<JobStatus> statuses;
-    for (std::uint32_t i = 0; i < msg->record_count; ++i) {
-      const auto& job = msg->job_array[i];
-      if (!wanted.contains(job.job_id) && !wanted.contains(job.array_job_id)) continue;
-      JobStatus s{.id = job.job_id,
-                  .state = job_state_from_name(kApiStateNames[std::min<std::uint32_t>(job.job_state & JOB_STATE_BASE, 11)]),
-                  .exit_code = static_cast<int>(job.exit_code),
-                  .reason = reason_text(job.state_reason),
-                  .array_job_id = job.array_job_id};
-      if (job.array_job_id != 0 && job.array_task_id != NO_VAL) s.array_task_id = job.array_task_id;
-      statuses.push_back(std::move(s));
-    }
-    slurm_free_job_info_msg(msg);
-    return statuses;
+    return load_jobs([&](const slurm_job_info_t& job) {
+      return wanted.contains(job.job_id) || wanted.contains(job.array_job_id);
+    });
+  }
+
+  std::vector<JobStatus> user_jobs() override {
+    const auto uid = getuid();
+    return load_jobs([&](const slurm_job_info_t& job) { return job.user_id == uid; });
   }
 
   void cancel(std::uint32_t id) override {
@@ -138,6 +131,29 @@ class ApiClient final : public SlurmClient {
   }
 
  private:
+  // One slurm_load_jobs call; the statuses of the jobs `keep` accepts.
+  template <class Keep>
+  std::vector<JobStatus> load_jobs(Keep keep) {
+    job_info_msg_t* msg = nullptr;
+    if (slurm_load_jobs(0, &msg, SHOW_ALL) != SLURM_SUCCESS) throw std::runtime_error(slurm_error("slurm_load_jobs"));
+    std::vector<JobStatus> statuses;
+    for (std::uint32_t i = 0; i < msg->record_count; ++i) {
+      const auto& job = msg->job_array[i];
+      if (!keep(job)) continue;
+      JobStatus s{.id = job.job_id,
+                  .state = job_state_from_name(kApiStateNames[std::min<std::uint32_t>(job.job_state & JOB_STATE_BASE, 11)]),
+                  .exit_code = static_cast<int>(job.exit_code),
+                  .reason = reason_text(job.state_reason),
+                  .array_job_id = job.array_job_id,
+                  .name = job.name ? job.name : "",
+                  .user_id = job.user_id};
+      if (job.array_job_id != 0 && job.array_task_id != NO_VAL) s.array_task_id = job.array_task_id;
+      statuses.push_back(std::move(s));
+    }
+    slurm_free_job_info_msg(msg);
+    return statuses;
+  }
+
   // enum job_states order (JOB_PENDING ... JOB_OOM); our JobState names for each.
   static constexpr const char* kApiStateNames[] = {"PENDING",   "RUNNING",  "SUSPENDED", "COMPLETED",
                                                    "CANCELLED", "FAILED",   "TIMEOUT",   "NODE_FAIL",

@@ -1,4 +1,11 @@
 // SlurmBackend.cpp — see SlurmBackend.h.
+//
+// A job's life: tasks wait in m_unsent until the next collect(); make_jobs() writes one folder
+// per resource set (a job array cut at MaxArraySize into several); submit_waiting() submits each
+// once its back-off, the user's MaxSubmitJobs and the jobs it depends on allow; poll() follows
+// every active job with one query, streams the results its workers record while it runs (SWMR
+// reads of its results files), and when a job (every element of an array) has ended, returns
+// the rest of its recorded results and its other tasks as lost.
 #include "SlurmBackend.h"
 
 #include <unistd.h>
@@ -8,6 +15,7 @@
 #include <fstream>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <thread>
@@ -17,6 +25,7 @@
 #include "flotilla/jobs/JobResults.h"
 #include "flotilla/jobs/Manifest.h"
 #include "flotilla/jobs/Slurm.h"
+#include "SlurmJobFolder.h"
 
 namespace flotilla::jobs {
 namespace {
@@ -37,11 +46,27 @@ std::filesystem::path find_worker(const std::vector<std::filesystem::path>& dirs
 struct Job {
   std::uint32_t slurm_id = 0;      // 0 while waiting to be submitted
   std::string name;
+  std::string resources;           // TaskSpec::resources of its tasks
   std::filesystem::path dir;
   std::vector<std::uint64_t> tasks;
+  std::string after;               // TaskSpec::after of its tasks
+  std::string array;               // array indices ("0-2,5"); empty: a plain job
   Clock::time_point next_try{};    // back-off after a submit-limit rejection
   int tries = 0;
+  std::map<std::filesystem::path, results::JobFileReader> readers;  // results files being written
 };
+
+// How a job ended, from the states of its records (an array has one per element, and one for
+// the elements still pending): nullopt while any is pending or running.
+std::optional<JobState> ended_state(const std::vector<const JobStatus*>& records) {
+  if (records.empty()) return JobState::unknown;  // vanished from the queue
+  JobState worst = JobState::completed;
+  for (const auto* s : records) {
+    if (!is_terminal(s->state)) return std::nullopt;
+    if (s->state != JobState::completed && worst == JobState::completed) worst = s->state;
+  }
+  return worst;
+}
 
 class SlurmBackend final : public Backend {
  public:
@@ -56,29 +81,21 @@ class SlurmBackend final : public Backend {
 
   std::string_view name() const override { return "slurm"; }
 
+  // Tasks wait here until the next collect(), so the tasks submitted between two collects (a
+  // batch, or every lost task of a failed job) become one job per resource set, not one each.
   void submit(std::vector<TaskSpec> tasks) override {
     std::erase_if(tasks, [&](TaskSpec& spec) { return take_earlier_result(spec); });
-    if (tasks.empty()) return;
-    Job job;
-    job.name = fmt::format("{}-{}-{}", m_r.job_prefix, getpid(), ++m_counter);
-    job.dir = m_r.workdir / job.name;
-    std::filesystem::create_directories(job.dir);
-    Manifest manifest{.job = job.name, .output = job.dir / "results.h5"};
     for (auto& spec : tasks) {
-      job.tasks.push_back(spec.id);
-      manifest.tasks.push_back(to_manifest_task(spec));
+      m_unsent[spec.resources].push_back(spec.id);
       m_pending[spec.id] = std::move(spec);
     }
-    write_manifest(job.dir / "manifest.json", manifest);
-    try_submit(job);
-    m_jobs.push_back(std::move(job));
   }
 
   std::vector<TaskResult> collect(std::chrono::milliseconds wait) override {
     const auto deadline = Clock::now() + wait;
+    make_jobs();
     for (;;) {
-      for (auto& job : m_jobs)
-        if (job.slurm_id == 0 && Clock::now() >= job.next_try) try_submit(job);
+      submit_waiting();
       if (Clock::now() - m_last_poll >= kPollInterval) poll();
       if (!m_ready.empty() || Clock::now() >= deadline) break;
       std::this_thread::sleep_for(std::min<Clock::duration>(std::chrono::milliseconds(50), deadline - Clock::now()));
@@ -88,10 +105,17 @@ class SlurmBackend final : public Backend {
     return out;
   }
 
-  std::size_t queued() const override { return count_tasks(false) + m_ready.size(); }
+  std::size_t queued() const override {
+    std::size_t unsent = 0;
+    for (const auto& [resources, ids] : m_unsent) unsent += ids.size();
+    return count_tasks(false) + unsent + m_ready.size();
+  }
   std::size_t running() const override { return count_tasks(true); }
 
   void cancel_all() override {
+    for (auto& [resources, ids] : m_unsent)
+      finish(Job{.tasks = std::move(ids)}, "cancelled by flotilla", TaskStatus::cancelled);
+    m_unsent.clear();
     for (auto& job : m_jobs) {
       if (job.slurm_id != 0) m_client->cancel(job.slurm_id);
       finish(job, "cancelled by flotilla", TaskStatus::cancelled);
@@ -107,15 +131,136 @@ class SlurmBackend final : public Backend {
     return n;
   }
 
-  void try_submit(Job& job) {
-    JobRequest request{.name = job.name, .partition = m_r.partition, .nodes = m_r.nodes,
-                       .ranks_per_node = m_r.ranks_per_node, .gpus_per_node = m_r.gpus_per_node,
-                       .time_limit = m_r.time_limit, .account = m_r.account, .qos = m_r.qos, .workdir = job.dir,
-                       .output = job.dir / "slurm-%j.out",
-                       .comments = {fmt::format("flotilla job {}: {} tasks from manifest.json", job.name, job.tasks.size()),
-                                    "flotilla-worker ranks pull tasks from rank 0, which writes each result to "
-                                    "results.h5 as it completes"},
-                       .commands = {fmt::format("srun --mpi=pmix {} manifest.json", m_worker.string())}};
+  const SlurmShape& shape_of(const std::string& resources) const {
+    auto it = m_r.stages.find(resources);
+    return it == m_r.stages.end() ? m_r.shape : it->second;
+  }
+
+  std::uint32_t max_array_size() {
+    if (m_max_array_size == 0) m_max_array_size = m_client->max_array_size();
+    return m_max_array_size;
+  }
+
+  // One job per resource set of the tasks submitted since the last call, or, when its tasks name
+  // array elements, one job array per MaxArraySize elements. Jobs that depend on no other come
+  // first, so a dependent job finds the job it waits for.
+  void make_jobs() {
+    std::vector<std::string> order;
+    for (const auto& [resources, ids] : m_unsent)
+      if (!ids.empty()) order.insert(m_pending.at(ids.front()).after.empty() ? order.begin() : order.end(), resources);
+    for (const auto& resources : order) {
+      auto ids = std::move(m_unsent[resources]);
+      if (m_r.hold) hold_existing(ids);
+      if (m_pending.at(ids.front()).array_index < 0) {
+        add_job(resources, ids, nullptr);
+        continue;
+      }
+      std::map<std::uint32_t, std::vector<std::uint64_t>> by_element;
+      for (auto id : ids) by_element[static_cast<std::uint32_t>(std::max(0, m_pending.at(id).array_index))].push_back(id);
+      std::vector<std::uint32_t> elements;
+      for (const auto& [element, tasks] : by_element) elements.push_back(element);
+      for (const auto& piece : plan_array_pieces(elements, max_array_size())) {
+        std::vector<std::uint64_t> piece_ids;
+        for (auto element : piece.elements) piece_ids.insert(piece_ids.end(), by_element[element].begin(), by_element[element].end());
+        add_job(resources, piece_ids, &piece);
+      }
+    }
+    m_unsent.clear();
+  }
+
+  void add_job(const std::string& resources, const std::vector<std::uint64_t>& ids, const ArrayPiece* piece) {
+    Job job{.name = fmt::format("{}-{}-{}", m_r.job_prefix, getpid(), ++m_counter), .resources = resources,
+            .tasks = ids, .after = m_pending.at(ids.front()).after};
+    job.dir = m_r.workdir / job.name;
+    std::vector<const TaskSpec*> specs;
+    std::map<std::uint32_t, std::vector<std::size_t>> elements;
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      specs.push_back(&m_pending.at(ids[i]));
+      if (piece) elements[static_cast<std::uint32_t>(specs.back()->array_index) - piece->offset].push_back(i);
+    }
+    if (piece) job.array = piece->spec;
+    write_job_folder(job.dir, job.name, specs, elements);
+    if (m_r.hold) try_submit(job, "");  // throws JobHeld
+    m_jobs.push_back(std::move(job));   // submitted by submit_waiting()
+  }
+
+  JobRequest request_for(const Job& job, const std::string& dependency) const {
+    const auto& shape = shape_of(job.resources);
+    auto what = job.resources.empty() ? std::string() : " (" + job.resources + ")";
+    const bool array = !job.array.empty();
+    JobRequest r{.name = job.name, .partition = shape.partition, .nodes = shape.nodes,
+                 .ranks_per_node = shape.ranks_per_node, .gpus_per_node = shape.gpus_per_node,
+                 .time_limit = shape.time_limit, .account = shape.account, .qos = shape.qos,
+                 .dependency = dependency, .array = job.array, .requeue = false, .workdir = job.dir,
+                 .output = job.dir / (array ? "slurm-%A_%a.out" : "slurm-%j.out"),
+                 .comments = {fmt::format("flotilla job {}: {} tasks{} from manifest.json", job.name, job.tasks.size(), what),
+                              array ? "a job array: element E runs the tasks of manifest-E.json and writes results-E.h5"
+                                    : "flotilla-worker ranks pull tasks from rank 0, which writes each result to "
+                                      "results.h5 as it completes",
+                              "slurm_job_id tells a restarted `flotilla run` which job holds these tasks",
+                              "--no-requeue: after a node failure flotilla runs the unreported tasks again in a "
+                              "new job, at once (Slurm would hold a requeued job for minutes)"},
+                 .commands = {"echo \"${SLURM_ARRAY_JOB_ID:-$SLURM_JOB_ID}\" > slurm_job_id",
+                              fmt::format("srun --mpi=pmix {} {}", m_worker.string(),
+                                          array ? "manifest-${SLURM_ARRAY_TASK_ID}.json" : "manifest.json")}};
+    if (!dependency.empty())
+      r.comments.push_back(fmt::format("starts once the {} job(s) it depends on completed; Slurm cancels it if they fail",
+                                       job.after));
+    return r;
+  }
+
+  // Submits the jobs not yet submitted whose back-off has passed and whose dependencies are
+  // submitted. With max_submit_jobs, the user's pending and running jobs are counted first (one
+  // query per pass, at most every 250 ms while a job waits), so a site's MaxSubmitJobs is
+  // respected rather than hit.
+  void submit_waiting() {
+    std::optional<std::size_t> queued;
+    for (auto& job : m_jobs) {
+      if (job.slurm_id != 0 || Clock::now() < job.next_try) continue;
+      auto dependency = dependency_of(job);
+      if (!dependency) continue;
+      if (m_r.max_submit_jobs > 0) {
+        if (!queued) queued = count_user_queued();
+        if (*queued >= static_cast<std::size_t>(m_r.max_submit_jobs)) {
+          job.next_try = Clock::now() + kPollInterval;
+          continue;
+        }
+      }
+      try_submit(job, *dependency);
+      if (queued && job.slurm_id != 0) ++*queued;
+    }
+  }
+
+  // "afterok:ID:ID" on the active jobs of the resource set the job comes after; "" when none is
+  // active; nullopt while one of them waits to be submitted.
+  std::optional<std::string> dependency_of(const Job& job) const {
+    if (job.after.empty()) return std::string();
+    std::string ids;
+    for (const auto& other : m_jobs) {
+      if (other.resources != job.after) continue;
+      if (other.slurm_id == 0) return std::nullopt;
+      ids += ":" + std::to_string(other.slurm_id);
+    }
+    return ids.empty() ? std::string() : "afterok" + ids;
+  }
+
+  std::size_t count_user_queued() {
+    auto jobs = m_client->user_jobs();
+    return static_cast<std::size_t>(std::count_if(jobs.begin(), jobs.end(), [](const JobStatus& j) { return !is_terminal(j.state); }));
+  }
+
+  // `flotilla sbatch` run again before the folder it wrote was submitted: point at that folder.
+  void hold_existing(const std::vector<std::uint64_t>& ids) const {
+    for (const auto& [dir, tasks] : m_unsubmitted)
+      if (tasks == std::set<std::uint64_t>(ids.begin(), ids.end())) throw JobHeld(dir, ids.size(), true);
+  }
+
+  void try_submit(Job& job, const std::string& dependency) {
+    const auto request = request_for(job, dependency);
+    if (m_r.hold) {
+      std::ofstream(job.dir / "job.sh") << render_job_script(request);
+      throw JobHeld(job.dir, job.tasks.size(), false);
+    }
     auto outcome = m_client->submit(request);
     if (auto* ok = std::get_if<Submitted>(&outcome)) {
       job.slurm_id = ok->id;
@@ -134,6 +279,19 @@ class SlurmBackend final : public Backend {
                                          (job.dir / "manifest.json").string(), rejected.message));
   }
 
+  // Records of each job, keyed by its id (an array's elements by the array's id).
+  std::map<std::uint32_t, std::vector<JobStatus>> query_jobs(const std::vector<std::uint32_t>& ids) {
+    std::map<std::uint32_t, std::vector<JobStatus>> records;
+    for (auto& s : m_client->query(ids)) records[s.array_job_id != 0 ? s.array_job_id : s.id].push_back(std::move(s));
+    return records;
+  }
+
+  static std::vector<const JobStatus*> pointers(const std::vector<JobStatus>& records) {
+    std::vector<const JobStatus*> out;
+    for (const auto& r : records) out.push_back(&r);
+    return out;
+  }
+
   void poll() {
     m_last_poll = Clock::now();
     std::vector<std::uint32_t> ids;
@@ -143,17 +301,20 @@ class SlurmBackend final : public Backend {
       std::erase_if(m_jobs, [](const Job& j) { return j.tasks.empty(); });
       return;
     }
-    std::map<std::uint32_t, JobStatus> states;
-    for (auto& s : m_client->query(ids)) states[s.id] = std::move(s);
+    auto records = query_jobs(ids);
     m_running.clear();
     for (auto& job : m_jobs) {
       if (job.slurm_id == 0) continue;
-      auto it = states.find(job.slurm_id);
-      if (it != states.end() && !is_terminal(it->second.state)) {
-        if (it->second.state == JobState::running) m_running.insert(job.slurm_id);
+      auto& mine = records[job.slurm_id];
+      auto ended = ended_state(pointers(mine));
+      if (!ended) {
+        if (std::any_of(mine.begin(), mine.end(), [](const JobStatus& s) { return s.state == JobState::running; })) {
+          m_running.insert(job.slurm_id);
+          read_new_results(job);
+        }
         continue;
       }
-      auto how = it == states.end() ? std::string("vanished from the queue") : fmt::format("ended {}", to_string(it->second.state));
+      auto how = mine.empty() ? std::string("vanished from the queue") : fmt::format("ended {}", to_string(*ended));
       finish(job, fmt::format("Slurm job {} ({}) {} before this task reported", job.slurm_id, job.name, how),
              TaskStatus::lost);
       job.tasks.clear();
@@ -161,35 +322,85 @@ class SlurmBackend final : public Backend {
     std::erase_if(m_jobs, [](const Job& j) { return j.tasks.empty(); });
   }
 
+  // Results recorded so far by a running job's workers, returned as they arrive so the campaign
+  // records them while the job runs. A file not yet in SWMR mode (the worker is starting) is
+  // simply opened again at the next poll; finish() reads every file once more at the end.
+  void read_new_results(Job& job) {
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(job.dir, ec)) {
+      const auto file = entry.path().filename().string();
+      if (file != "results.h5" && !(file.starts_with("results-") && file.ends_with(".h5"))) continue;
+      try {
+        auto it = job.readers.find(entry.path());
+        if (it == job.readers.end()) it = job.readers.emplace(entry.path(), results::JobFileReader::open(entry.path())).first;
+        for (const auto& record : it->second.read_new()) take(from_job_record(record));
+      } catch (const results::StoreError&) {
+        job.readers.erase(entry.path());  // results are matched by id, so reading again never doubles
+      }
+    }
+  }
+
+  // Returns a worker's result once, if it belongs to a task still waiting for one.
+  void take(TaskResult r) {
+    auto it = m_pending.find(r.id);
+    if (it == m_pending.end()) return;  // not ours, or already returned
+    m_pending.erase(it);
+    m_ready.push_back(std::move(r));
+  }
+
   // A restarted scheduler resubmits the tasks it has no result for. Jobs of an earlier run in
-  // workdir may hold them: a result already in a job's results.h5 is taken as it is, and a task
+  // workdir may hold them: a result already in a job's results is taken as it is, and a task
   // whose job is still pending or running is followed in that job instead of being submitted twice.
   void scan_earlier_jobs() {
     std::vector<std::uint32_t> ids;
     std::map<std::uint32_t, Job> jobs;
+    const auto by_name = submitted_by_hand();
     for (const auto& entry : std::filesystem::directory_iterator(m_r.workdir)) {
+      if (!std::filesystem::exists(entry.path() / "manifest.json")) continue;
       std::ifstream id_file(entry.path() / "slurm_job_id");
       std::uint32_t id = 0;
-      if (!(id_file >> id) || !std::filesystem::exists(entry.path() / "manifest.json")) continue;
+      if (!(id_file >> id)) {
+        auto found = by_name.find(entry.path().filename().string());
+        if (found == by_name.end()) {  // written by `flotilla sbatch`, not submitted (yet)
+          auto& tasks = m_unsubmitted[entry.path()];
+          for (const auto& task : read_manifest(entry.path() / "manifest.json").tasks) tasks.insert(task.id);
+          continue;
+        }
+        id = found->second;
+        std::ofstream(entry.path() / "slurm_job_id") << id << '\n';
+      }
       Job job{.slurm_id = id, .name = entry.path().filename().string(), .dir = entry.path()};
       for (const auto& task : read_manifest(entry.path() / "manifest.json").tasks) job.tasks.push_back(task.id);
       ids.push_back(id);
       jobs[id] = std::move(job);
     }
     if (ids.empty()) return;
-    std::set<std::uint32_t> active;
-    for (const auto& status : m_client->query(ids))
-      if (!is_terminal(status.state)) active.insert(status.id);
+    auto records = query_jobs(ids);
     for (auto& [id, job] : jobs) {
-      if (active.contains(id)) {
+      if (!ended_state(pointers(records[id]))) {
         for (auto task : job.tasks) m_adoptable[task] = id;
         m_earlier_jobs[id] = std::move(job);
-      } else if (std::filesystem::exists(job.dir / "results.h5")) {
-        for (auto& r : read_job_results(job.dir / "results.h5"))
-          if (r.status == TaskStatus::ok || r.status == TaskStatus::failed || r.status == TaskStatus::timeout)
-            m_earlier_results[r.id] = std::move(r);
+        continue;
       }
+      for (auto& r : read_job_folder_results(job.dir))
+        if (r.status == TaskStatus::ok || r.status == TaskStatus::failed || r.status == TaskStatus::timeout)
+          m_earlier_results[r.id] = std::move(r);
     }
+  }
+
+  // Jobs submitted by hand from a folder that has no slurm_job_id yet (the script writes it when
+  // the job starts), found by name: the folder's name is the job's name.
+  std::map<std::string, std::uint32_t> submitted_by_hand() {
+    bool any = false;
+    for (const auto& entry : std::filesystem::directory_iterator(m_r.workdir))
+      any = any || (std::filesystem::exists(entry.path() / "manifest.json") &&
+                    !std::filesystem::exists(entry.path() / "slurm_job_id"));
+    std::map<std::string, std::uint32_t> by_name;
+    if (!any) return by_name;
+    for (const auto& job : m_client->user_jobs())
+      if (!is_terminal(job.state) || !by_name.contains(job.name))
+        by_name[job.name] = job.array_job_id != 0 ? job.array_job_id : job.id;
+    return by_name;
   }
 
   bool take_earlier_result(TaskSpec& spec) {
@@ -203,7 +414,7 @@ class SlurmBackend final : public Backend {
     auto& earlier = m_earlier_jobs[adopt->second];
     auto existing = std::find_if(m_jobs.begin(), m_jobs.end(), [&](const Job& j) { return j.slurm_id == earlier.slurm_id; });
     if (existing == m_jobs.end()) {
-      m_jobs.push_back(Job{.slurm_id = earlier.slurm_id, .name = earlier.name, .dir = earlier.dir});
+      m_jobs.push_back(Job{.slurm_id = earlier.slurm_id, .name = earlier.name, .resources = spec.resources, .dir = earlier.dir});
       existing = std::prev(m_jobs.end());
     }
     existing->tasks.push_back(spec.id);
@@ -214,13 +425,7 @@ class SlurmBackend final : public Backend {
 
   // Takes the job's recorded results; every other task of the job comes back as `status`.
   void finish(const Job& job, const std::string& reason, TaskStatus status) {
-    auto results_file = job.dir / "results.h5";
-    if (std::filesystem::exists(results_file)) {
-      for (auto& r : read_job_results(results_file)) {
-        if (!m_pending.erase(r.id)) continue;  // not ours, or already returned
-        m_ready.push_back(std::move(r));
-      }
-    }
+    for (auto& r : read_job_folder_results(job.dir)) take(std::move(r));  // ours, not yet returned
     for (auto id : job.tasks) {
       auto it = m_pending.find(id);
       if (it == m_pending.end()) continue;
@@ -241,6 +446,9 @@ class SlurmBackend final : public Backend {
   std::map<std::uint64_t, TaskResult> m_earlier_results;   // from finished jobs of an earlier run
   std::map<std::uint64_t, std::uint32_t> m_adoptable;      // task -> still active job of an earlier run
   std::map<std::uint32_t, Job> m_earlier_jobs;
+  std::map<std::string, std::vector<std::uint64_t>> m_unsent;              // resources -> tasks for the next job
+  std::map<std::filesystem::path, std::set<std::uint64_t>> m_unsubmitted;  // folders `flotilla sbatch` wrote
+  std::uint32_t m_max_array_size = 0;                                      // 0: not asked yet
   Clock::time_point m_last_poll{};
   int m_counter = 0;
 };

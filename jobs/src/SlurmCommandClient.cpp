@@ -114,6 +114,14 @@ class CommandClient final : public SlurmClient {
 
   void cancel(std::uint32_t id) override { run_capture({"scancel", std::to_string(id)}, ""); }
 
+  std::vector<JobStatus> user_jobs() override {
+    auto result = run_capture({"squeue", "--json"}, "");
+    if (result.status != 0) throw std::runtime_error(fmt::format("squeue: {}", first_line(result.out)));
+    auto statuses = parse_squeue_json(result.out.substr(result.out.find('{')));
+    std::erase_if(statuses, [uid = getuid()](const JobStatus& s) { return s.user_id != uid; });
+    return statuses;
+  }
+
   std::uint32_t max_array_size() override {
     auto result = run_capture({"scontrol", "show", "config"}, "");
     auto pos = result.out.find("MaxArraySize");

@@ -1,13 +1,38 @@
-// SlurmJobDirectories.cpp — what `flotilla status` and `flotilla cancel` read: the Slurm
-// backend's job folders.
+// SlurmJobDirectories.cpp — the Slurm backend's job folders: writing their manifests, reading
+// their results, and listing them for `flotilla status` and `flotilla cancel`.
 #include <algorithm>
 #include <fstream>
 
 #include "flotilla/jobs/JobResults.h"
 #include "flotilla/jobs/Manifest.h"
 #include "flotilla/jobs/Slurm.h"
+#include "SlurmJobFolder.h"
 
 namespace flotilla::jobs {
+
+void write_job_folder(const std::filesystem::path& dir, const std::string& name, const std::vector<const TaskSpec*>& tasks,
+                      const std::map<std::uint32_t, std::vector<std::size_t>>& elements) {
+  std::filesystem::create_directories(dir);
+  Manifest all{.job = name, .output = dir / "results.h5"};
+  for (const auto* spec : tasks) all.tasks.push_back(to_manifest_task(*spec));
+  write_manifest(dir / "manifest.json", all);
+  for (const auto& [index, positions] : elements) {
+    Manifest element{.job = name + "_" + std::to_string(index), .output = dir / ("results-" + std::to_string(index) + ".h5")};
+    for (auto i : positions) element.tasks.push_back(all.tasks[i]);
+    write_manifest(dir / ("manifest-" + std::to_string(index) + ".json"), element);
+  }
+}
+
+std::vector<TaskResult> read_job_folder_results(const std::filesystem::path& dir) {
+  std::vector<TaskResult> results;
+  if (!std::filesystem::is_directory(dir)) return results;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const auto file = entry.path().filename().string();
+    if (file != "results.h5" && !(file.starts_with("results-") && file.ends_with(".h5"))) continue;
+    for (auto& r : read_job_results(entry.path())) results.push_back(std::move(r));
+  }
+  return results;
+}
 
 std::vector<JobDirectory> list_job_directories(const std::filesystem::path& jobs_dir) {
   std::vector<JobDirectory> jobs;
@@ -17,8 +42,7 @@ std::vector<JobDirectory> list_job_directories(const std::filesystem::path& jobs
     JobDirectory job{.dir = entry.path(), .name = entry.path().filename().string()};
     std::ifstream(entry.path() / "slurm_job_id") >> job.slurm_id;
     job.tasks = read_manifest(entry.path() / "manifest.json").tasks.size();
-    if (std::filesystem::exists(entry.path() / "results.h5"))
-      job.results = read_job_results(entry.path() / "results.h5").size();
+    job.results = read_job_folder_results(entry.path()).size();
     jobs.push_back(std::move(job));
   }
   std::sort(jobs.begin(), jobs.end(), [](const auto& a, const auto& b) {

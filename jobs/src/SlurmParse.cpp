@@ -28,6 +28,8 @@ std::vector<JobStatus> parse_squeue_json(std::string_view text) {
     if (s.reason == "None") s.reason.clear();
     s.array_job_id = job.value("array_job_id", 0u);
     if (job.contains("array_task_id") && job["array_task_id"].is_number()) s.array_task_id = job["array_task_id"].get<std::uint32_t>();
+    s.name = job.value("name", std::string());
+    s.user_id = job.value("user_id", 0u);
     statuses.push_back(std::move(s));
   }
   return statuses;

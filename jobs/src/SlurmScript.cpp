@@ -38,6 +38,7 @@ std::string render_job_script(const JobRequest& r) {
     s += "#SBATCH --kill-on-invalid-dep=yes\n";  // a dependency that can never be met cancels the job
   }
   if (!r.array.empty()) line("array", r.array);
+  if (!r.requeue) s += "#SBATCH --no-requeue\n";
   if (!r.workdir.empty()) line("chdir", r.workdir.string());
   if (!r.output.empty()) line("output", r.output.string());
   s += "\n";
@@ -67,6 +68,26 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> split_array(std::uint32_t c
   for (std::uint32_t first = 0; first < count; first += chunk)
     ranges.emplace_back(first, std::min(count, first + chunk) - 1);
   return ranges;
+}
+
+std::vector<ArrayPiece> plan_array_pieces(const std::vector<std::uint32_t>& elements, std::uint32_t max_array_size) {
+  std::vector<ArrayPiece> pieces;
+  const std::uint32_t width = max_array_size == 0 ? 1001 : max_array_size;  // 1001: Slurm's default
+  for (auto element : elements) {
+    const std::uint32_t offset = element / width * width;
+    if (pieces.empty() || pieces.back().offset != offset) pieces.push_back(ArrayPiece{.offset = offset});
+    pieces.back().elements.push_back(element);
+  }
+  for (auto& piece : pieces) {  // runs of consecutive indices as "a-b"
+    for (std::size_t i = 0; i < piece.elements.size();) {
+      std::size_t j = i;
+      while (j + 1 < piece.elements.size() && piece.elements[j + 1] == piece.elements[j] + 1) ++j;
+      const auto first = piece.elements[i] - piece.offset, last = piece.elements[j] - piece.offset;
+      piece.spec += (piece.spec.empty() ? "" : ",") + (first == last ? std::to_string(first) : fmt::format("{}-{}", first, last));
+      i = j + 1;
+    }
+  }
+  return pieces;
 }
 
 }  // namespace flotilla::jobs

@@ -15,6 +15,7 @@
 #include <ostream>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -69,10 +70,10 @@ class CampaignRunner {
  public:
   CampaignRunner(const Settings& s, const RunOptions& o, std::ostream& out, std::ostream& err)
       : m_s(s), m_out(out), m_err(err), m_progress(err, o.live_progress) {
-    jobs::SlurmResources slurm{.client = s.slurm.client, .partition = s.slurm.partition, .nodes = s.slurm.nodes,
-                               .ranks_per_node = s.slurm.ranks_per_node, .gpus_per_node = s.slurm.gpus_per_node,
-                               .time_limit = s.slurm.time_limit, .account = s.slurm.account, .qos = s.slurm.qos,
-                               .workdir = s.slurm.jobs_dir, .job_prefix = s.name, .max_attempts = s.max_attempts};
+    jobs::SlurmResources slurm{.client = s.slurm.client, .shape = s.slurm.explore,
+                               .stages = {{"explore", s.slurm.explore}, {"evaluate", s.slurm.evaluate}},
+                               .workdir = s.slurm.jobs_dir, .job_prefix = s.name, .max_attempts = s.max_attempts,
+                               .max_submit_jobs = s.slurm.max_submit_jobs, .hold = o.hold_jobs};
     m_backend = jobs::make_backend(
         {.name = s.backend, .slots = s.slots, .ranks = s.ranks, .path_prepend = o.path_prepend,
          .slurm = std::move(slurm)});
@@ -168,7 +169,19 @@ class CampaignRunner {
       add_candidates(round, configs, std::string(m_strategy->name()));
       ids = round_ids(round);
     }
-    run_phase(round, "explore", ids, results::TrialKind::explore, m_s.repeats);
+    // gate = all on Slurm: the round's evaluations do not depend on the explore results, so they
+    // are submitted with the explore job and start when it completes (afterok), without a round
+    // trip through the scheduler. Evaluations of a candidate whose exploration failed are dropped.
+    const bool pipelined = m_s.backend == "slurm" && m_s.gate.kind == Gate::Kind::all && !m_s.evaluate_command.empty();
+    if (pipelined) {
+      m_speculative = true;
+      run_phases(round, "explore+evaluate", {{ids, results::TrialKind::explore, m_s.repeats},
+                                             {ids, results::TrialKind::evaluate, m_s.shards}});
+      record(std::exchange(m_held, {}));  // every exploration is in now: keep or drop each
+      m_speculative = false;
+    } else {
+      run_phase(round, "explore", ids, results::TrialKind::explore, m_s.repeats);
+    }
     auto summary = summarize();
     std::vector<results::CandidateSummary> in_round;
     for (auto id : ids) {
@@ -176,6 +189,7 @@ class CampaignRunner {
       m_strategy->tell(m_configs[static_cast<std::size_t>(id)], told_value(in_round.back()));
     }
     if (m_s.evaluate_command.empty()) return {};
+    if (pipelined) record_decisions(ids);
     for (const auto& c : in_round)
       if (c.record.origin == "baseline" && c.objective) evaluate(round, {c.record.id});
     // Waves: each rollback makes room for the next best candidate of the round.
@@ -217,13 +231,27 @@ class CampaignRunner {
     }
   }
 
+  struct PhasePart {
+    const std::vector<std::int64_t>& ids;
+    results::TrialKind kind;
+    int count;
+  };
+
   void run_phase(int round, const char* phase, const std::vector<std::int64_t>& ids, results::TrialKind kind, int count) {
+    run_phases(round, phase, {{ids, kind, count}});
+  }
+
+  // Runs the missing tasks of every part together, until each has come back.
+  void run_phases(int round, const char* phase, const std::vector<PhasePart>& parts) {
     std::vector<jobs::TaskSpec> specs;
     std::vector<std::vector<const results::TrialRecord*>> recorded(m_candidates.size());
     for (const auto& t : m_trials) recorded[static_cast<std::size_t>(t.candidate)].push_back(&t);
-    for (auto id : ids)
-      for (int index : missing_indices(recorded[static_cast<std::size_t>(id)], kind, count))
-        specs.push_back(make_task(id, kind, index));
+    for (const auto& part : parts)
+      for (auto id : part.ids) {
+        if (part.kind == results::TrialKind::evaluate && explore_outcome(id) == false) continue;
+        for (int index : missing_indices(recorded[static_cast<std::size_t>(id)], part.kind, part.count))
+          specs.push_back(make_task(id, part.kind, index));
+      }
     if (specs.empty()) return;
     m_backend->submit(std::move(specs));
     while (m_backend->queued() + m_backend->running() > 0) {
@@ -250,7 +278,10 @@ class CampaignRunner {
     return jobs::TaskSpec{.id = encode_task_id({id, kind, index}),
                           .argv = jobs::render_argv(explore ? m_s.explore_command : m_s.evaluate_command, values),
                           .timeout = explore ? m_s.explore_timeout : m_s.evaluate_timeout,
-                          .objective = explore ? m_s.objective : std::string()};
+                          .objective = explore ? m_s.objective : std::string(),
+                          .resources = explore ? "explore" : "evaluate",
+                          .after = explore ? "" : "explore",
+                          .array_index = explore ? -1 : index};
   }
 
   void record(const std::vector<jobs::TaskResult>& finished) {
@@ -262,9 +293,37 @@ class CampaignRunner {
         continue;
       }
       auto t = *to_trial_record(r);
+      if (t.kind == results::TrialKind::evaluate && !keep_evaluation(r, t)) continue;
       if (t.kind == results::TrialKind::evaluate) m_ran_evaluate.insert(t.candidate);
       if (m_store->add_trial(t)) m_trials.push_back(std::move(t));
     }
+  }
+
+  // Whether every repeat of the candidate's exploration succeeded; nullopt while some are missing.
+  std::optional<bool> explore_outcome(std::int64_t candidate) const {
+    std::set<int> ok, failed;
+    for (const auto& t : m_trials)
+      if (t.candidate == candidate && t.kind == results::TrialKind::explore)
+        (t.status == results::TrialStatus::ok && !std::isnan(t.objective) ? ok : failed).insert(t.index);
+    if (!failed.empty()) return false;
+    if (static_cast<int>(ok.size()) < m_s.repeats) return std::nullopt;
+    return true;
+  }
+
+  // A speculative evaluation (submitted with its exploration) is kept only for a candidate whose
+  // exploration succeeded, as the gate would have chosen it; it waits while that is not known yet.
+  bool keep_evaluation(const jobs::TaskResult& r, const results::TrialRecord& t) {
+    if (!m_speculative) return true;
+    auto outcome = explore_outcome(t.candidate);
+    if (!outcome) {
+      m_held.push_back(r);
+      return false;
+    }
+    if (outcome == true) return true;
+    m_store->add_event({now_seconds(), "evaluation_dropped",
+                        fmt::format("candidate {} shard {}: its exploration failed, so the gate does not choose it",
+                                    t.candidate, t.index)});
+    return false;
   }
 
   // A task whose rank died before it reported runs again in the next job, as its next attempt.
@@ -309,6 +368,8 @@ class CampaignRunner {
   std::vector<results::TrialRecord> m_trials;
   std::set<std::int64_t> m_decided;
   std::set<std::int64_t> m_ran_evaluate;
+  bool m_speculative = false;               // evaluations run alongside their explorations (pipelined)
+  std::vector<jobs::TaskResult> m_held;     // speculative evaluations whose exploration is not in yet
 };
 
 }  // namespace

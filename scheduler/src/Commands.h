@@ -12,6 +12,7 @@ int run_command(const std::vector<std::string>& args);      // RunCommand.cpp
 int results_command(const std::vector<std::string>& args);  // ResultsCommand.cpp
 int status_command(const std::vector<std::string>& args);   // SlurmCommands.cpp
 int cancel_command(const std::vector<std::string>& args);   // SlurmCommands.cpp
+int sbatch_command(const std::vector<std::string>& args);   // SlurmCommands.cpp
 int replay_command(const std::vector<std::string>& args);   // ReplayCommand.cpp
 
 }  // namespace flotilla::cli

@@ -26,7 +26,8 @@ const std::vector<OptionDecl>& option_table() {
       {"evaluate.shards", "1", false, false, "test shards per candidate; all must pass"},
       {"evaluate.timeout", "60s", false, false, "per-shard limit"},
       {"evaluate.gate", "top 3 per round", false, false, "which candidates are verified: 'top K per round' or 'all'"},
-      {"search.strategy", "random", false, false, "search strategy: grid or random"},
+      {"search.strategy", "bayes", false, false,
+       "search strategy: bayes, random, grid, sobol, genetic, annealing, local, hyperband, bandit, nsga2 (docs/search.md)"},
       {"search.budget", "32", false, false, "candidates to explore, the baseline not counted"},
       {"search.batch", "8", false, false, "candidates per round"},
       {"resources.backend", "local", false, false, "where tasks run: local, mpi or slurm"},
@@ -43,6 +44,22 @@ const std::vector<OptionDecl>& option_table() {
       {"resources.jobs_dir", "", false, false, "slurm: where job scripts, manifests and job results go "
                                                "(default: RESULTS.jobs beside the results file)"},
       {"resources.max_attempts", "3", false, false, "tries per task when jobs fail, are preempted or lose a node"},
+      {"resources.max_submit_jobs", "0", false, false,
+       "slurm: the user's pending and running jobs allowed at once, as the site's MaxSubmitJobs (0 = no limit)"},
+      // Per-stage allocations: [resources.explore] / [resources.evaluate] override the keys above
+      // for that stage's jobs (docs/slurm.md).
+      {"resources.explore.partition", "", false, false, "slurm: partition of explore jobs"},
+      {"resources.explore.nodes", "", false, false, "slurm: nodes per explore job"},
+      {"resources.explore.ranks_per_node", "", false, false, "slurm: worker ranks per node in explore jobs"},
+      {"resources.explore.gpus_per_node", "", false, false, "slurm: --gpus-per-node of explore jobs"},
+      {"resources.explore.time_limit", "", false, false, "slurm: time limit per explore job"},
+      {"resources.explore.qos", "", false, false, "slurm: quality of service of explore jobs"},
+      {"resources.evaluate.partition", "", false, false, "slurm: partition of evaluate jobs"},
+      {"resources.evaluate.nodes", "", false, false, "slurm: nodes per evaluate job"},
+      {"resources.evaluate.ranks_per_node", "", false, false, "slurm: worker ranks per node in evaluate jobs"},
+      {"resources.evaluate.gpus_per_node", "", false, false, "slurm: --gpus-per-node of evaluate jobs"},
+      {"resources.evaluate.time_limit", "", false, false, "slurm: time limit per evaluate job"},
+      {"resources.evaluate.qos", "", false, false, "slurm: quality of service of evaluate jobs"},
   };
   return table;
 }

@@ -1,5 +1,6 @@
-// SlurmCommands.cpp — `flotilla status CAMPAIGN.ini` (the campaign's progress and its Slurm jobs)
-// and `flotilla cancel CAMPAIGN.ini` (cancels the campaign's pending and running jobs).
+// SlurmCommands.cpp — `flotilla status CAMPAIGN.ini` (the campaign's progress and its Slurm jobs),
+// `flotilla cancel CAMPAIGN.ini` (cancels the campaign's pending and running jobs) and
+// `flotilla sbatch CAMPAIGN.ini` (writes the next job's script for a person to submit).
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -7,9 +8,11 @@
 #include <fmt/format.h>
 
 #include "Commands.h"
+#include "flotilla/jobs/Backend.h"
 #include "flotilla/jobs/Slurm.h"
 #include "flotilla/results/Analysis.h"
 #include "flotilla/results/Store.h"
+#include "flotilla/scheduler/Campaign.h"
 #include "flotilla/scheduler/Settings.h"
 
 namespace flotilla::cli {
@@ -85,6 +88,35 @@ int cancel_command(const std::vector<std::string>& args) {
   std::cout << fmt::format("{} job(s) cancelled; recorded results are kept, and `flotilla run` resumes the rest\n",
                            cancelled);
   return 0;
+}
+
+// Runs the campaign on the Slurm backend in hold mode: it records what it would record before
+// submitting (the campaign file, the round's candidates), writes the next job's folder and stops.
+// The next `flotilla run` finds the job by its name (the folder's name) or by the slurm_job_id
+// file its script writes, follows it while it runs and takes its results.
+int sbatch_command(const std::vector<std::string>& args) {
+  constexpr std::string_view usage = "usage: flotilla sbatch CAMPAIGN.ini [--section.key=VALUE ...]";
+  if (args.empty() || args[0] == "--help" || args[0] == "-h") throw std::invalid_argument(std::string(usage));
+  std::vector<std::string> overrides(args.begin() + 1, args.end());
+  overrides.push_back("--resources.backend=slurm");
+  auto settings = scheduler::load_settings(args[0], overrides);
+  std::error_code ec;
+  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  try {
+    int code = scheduler::run_campaign(
+        settings, {.path_prepend = {ec ? std::filesystem::path() : self.parent_path()}, .live_progress = false,
+                   .hold_jobs = true},
+        std::cout, std::cerr);
+    std::cout << "nothing left to submit: the campaign is complete\n";
+    return code;
+  } catch (const jobs::JobHeld& held) {
+    auto script = (held.dir / "job.sh").string();
+    std::cout << fmt::format("{} {} ({} tasks, manifest {})\n", held.already_written ? "already written, not submitted yet:" : "wrote",
+                             script, held.tasks, (held.dir / "manifest.json").string());
+    std::cout << fmt::format("submit it with:  sbatch {}\nthen `flotilla run {}` follows the job and records its results\n",
+                             script, fmt::join(args, " "));
+    return 0;
+  }
 }
 
 }  // namespace flotilla::cli

@@ -133,6 +133,25 @@ RawValues merge_sources(RawValues file, RawValues overrides) {
   return file;
 }
 
+// A stage's Slurm allocation: [resources] with the keys its [resources.STAGE] section gives.
+static jobs::SlurmShape read_stage_shape(Reader& r, const Settings::Slurm& base, std::string_view stage) {
+  jobs::SlurmShape shape{.partition = base.partition, .nodes = base.nodes, .ranks_per_node = base.ranks_per_node,
+                         .gpus_per_node = base.gpus_per_node, .time_limit = base.time_limit, .account = base.account,
+                         .qos = base.qos};
+  auto key = [&](std::string_view name) { return fmt::format("resources.{}.{}", stage, name); };
+  if (r.one(key("partition"))) shape.partition = r.text(key("partition"));
+  if (r.one(key("qos"))) shape.qos = r.text(key("qos"));
+  if (r.one(key("nodes"))) shape.nodes = static_cast<int>(r.integer(key("nodes"), 1, 100'000));
+  if (r.one(key("ranks_per_node"))) shape.ranks_per_node = static_cast<int>(r.integer(key("ranks_per_node"), 1, 4096));
+  if (r.one(key("gpus_per_node"))) shape.gpus_per_node = static_cast<int>(r.integer(key("gpus_per_node"), 0, 64));
+  if (auto* raw = r.one(key("time_limit"))) {
+    auto limit = r.duration(key("time_limit"));
+    if (limit < std::chrono::minutes(1)) bad(*raw, key("time_limit"), "is shorter than a minute");
+    shape.time_limit = std::chrono::duration_cast<std::chrono::minutes>(limit);
+  }
+  return shape;
+}
+
 Settings validate(RawValues raw, const std::string& display) {
   Reader r(raw, display);
   Settings s;
@@ -185,6 +204,9 @@ Settings validate(RawValues raw, const std::string& display) {
   s.slurm.client = registered(r, "resources.slurm_client", {"api", "sbatch"});
   s.slurm.jobs_dir = r.text("resources.jobs_dir");
   s.max_attempts = static_cast<int>(r.integer("resources.max_attempts", 1, 100));
+  s.slurm.max_submit_jobs = static_cast<int>(r.integer("resources.max_submit_jobs", 0, 1'000'000));
+  s.slurm.explore = read_stage_shape(r, s.slurm, "explore");
+  s.slurm.evaluate = read_stage_shape(r, s.slurm, "evaluate");
   return s;
 }
 

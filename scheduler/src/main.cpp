@@ -17,6 +17,7 @@ usage:
                                                         export, plot (flotilla results --help)
   flotilla status CAMPAIGN.ini                          the campaign's progress and its Slurm jobs
   flotilla cancel CAMPAIGN.ini                          cancel the campaign's pending and running Slurm jobs
+  flotilla sbatch CAMPAIGN.ini                          write the next batch's Slurm job script, to submit by hand
   flotilla replay SPACE.csv|CACHE.json[.gz] [...]       replay a search strategy on a recorded space
   flotilla --version
   flotilla COMMAND --help                               options of a command
@@ -35,6 +36,7 @@ constexpr Command kCommands[] = {
     {"results", flotilla::cli::results_command},
     {"status", flotilla::cli::status_command},
     {"cancel", flotilla::cli::cancel_command},
+    {"sbatch", flotilla::cli::sbatch_command},
     {"replay", flotilla::cli::replay_command},
 };
 

@@ -54,6 +54,39 @@ TEST(Array, SplitAtMaxArraySize) {
   EXPECT_EQ(split_array(0, 1001), R{});
 }
 
+// Array indices stay below MaxArraySize: elements 0..2499 with MaxArraySize 1001 become three
+// arrays (offsets 0, 1001, 2002), each numbered from 0; gaps (recorded shards) stay out.
+TEST(Array, PiecesNumberedBelowMaxArraySize) {
+  std::vector<std::uint32_t> all(2500);
+  for (std::uint32_t i = 0; i < all.size(); ++i) all[i] = i;
+  auto pieces = plan_array_pieces(all, 1001);
+  ASSERT_EQ(pieces.size(), 3u);
+  EXPECT_EQ(pieces[0].offset, 0u);
+  EXPECT_EQ(pieces[0].spec, "0-1000");
+  EXPECT_EQ(pieces[1].offset, 1001u);
+  EXPECT_EQ(pieces[1].spec, "0-1000");
+  EXPECT_EQ(pieces[2].offset, 2002u);
+  EXPECT_EQ(pieces[2].spec, "0-497");
+  EXPECT_EQ(pieces[2].elements.size(), 498u);
+  auto gaps = plan_array_pieces({0, 1, 2, 5, 7, 8, 9, 1001, 1003}, 1001);
+  ASSERT_EQ(gaps.size(), 2u);
+  EXPECT_EQ(gaps[0].spec, "0-2,5,7-9");
+  EXPECT_EQ(gaps[1].spec, "0,2");
+  EXPECT_TRUE(plan_array_pieces({}, 1001).empty());
+  EXPECT_EQ(plan_array_pieces({3}, 4).front().spec, "3");
+}
+
+// A job that depends on another renders --dependency with --kill-on-invalid-dep, and an array
+// writes one output file per element.
+TEST(JobScript, ArrayWithDependency) {
+  JobRequest r{.name = "c-1-2", .dependency = "afterok:17", .array = "0-2", .output = "/j/slurm-%A_%a.out",
+               .commands = {"srun --mpi=pmix flotilla-worker manifest-${SLURM_ARRAY_TASK_ID}.json"}};
+  auto script = render_job_script(r);
+  EXPECT_NE(script.find("#SBATCH --dependency=afterok:17\n#SBATCH --kill-on-invalid-dep=yes\n"), std::string::npos) << script;
+  EXPECT_NE(script.find("#SBATCH --array=0-2\n"), std::string::npos) << script;
+  EXPECT_NE(script.find("#SBATCH --output=/j/slurm-%A_%a.out\n"), std::string::npos) << script;
+}
+
 TEST(CommandOutput, SbatchParsable) {
   EXPECT_EQ(parse_sbatch_parsable("123\n"), 123u);
   EXPECT_EQ(parse_sbatch_parsable("77;cluster\n"), 77u);

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstddef>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -37,9 +38,8 @@ class Backend {
   virtual void cancel_all() = 0;
 };
 
-// What each Slurm job asks for, and where its files go (backend "slurm").
-struct SlurmResources {
-  std::string client = "api";             // "api" (libslurm) or "sbatch" (the commands)
+// The allocation one Slurm job asks for.
+struct SlurmShape {
   std::string partition;                  // empty: the cluster's default
   int nodes = 1;
   int ranks_per_node = 2;                 // flotilla-worker ranks per node (srun --mpi=pmix)
@@ -47,9 +47,18 @@ struct SlurmResources {
   std::chrono::minutes time_limit{30};
   std::string account;
   std::string qos;
+};
+
+// What each Slurm job asks for, and where its files go (backend "slurm").
+struct SlurmResources {
+  std::string client = "api";             // "api" (libslurm) or "sbatch" (the commands)
+  SlurmShape shape;                       // for tasks whose `resources` has no entry in `stages`
+  std::map<std::string, SlurmShape, std::less<>> stages;  // TaskSpec::resources -> its allocation
   std::filesystem::path workdir;          // manifests, job results and logs; absolute
   std::string job_prefix = "flotilla";    // job names: PREFIX-N
   int max_attempts = 3;                   // tries per task across failed, lost or preempted jobs
+  int max_submit_jobs = 0;                // the user's pending + running jobs allowed at once; 0: no limit
+  bool hold = false;                      // write the next job's folder, submit nothing (throws JobHeld)
 };
 
 struct BackendOptions {

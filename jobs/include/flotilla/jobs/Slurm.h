@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -32,6 +33,7 @@ struct JobRequest {
   std::string qos;
   std::string dependency;                // e.g. "afterok:123"
   std::string array;                     // e.g. "0-99"; empty: not an array
+  bool requeue = true;                   // false: Slurm does not requeue it after a node failure
   std::filesystem::path workdir;         // absolute
   std::filesystem::path output;          // absolute stdout/stderr path (may use %j, %A, %a)
   std::vector<std::string> comments;     // what the job does, for the person who reads the script
@@ -55,6 +57,8 @@ struct JobStatus {
   std::string reason;                    // Slurm's state reason, e.g. "Dependency", "DependencyNeverSatisfied"
   std::uint32_t array_job_id = 0;        // for an array element: the array's id; 0 otherwise
   std::optional<std::uint32_t> array_task_id;
+  std::string name;                      // the job's name (flotilla: its folder in jobs_dir)
+  std::uint32_t user_id = 0;
 };
 
 struct Submitted {
@@ -74,8 +78,23 @@ class SlurmClient {
   // States of the given jobs in one query; jobs Slurm no longer knows are absent.
   virtual std::vector<JobStatus> query(const std::vector<std::uint32_t>& ids) = 0;
   virtual void cancel(std::uint32_t id) = 0;
+  // Every job of the calling user that Slurm still knows (finished ones within MinJobAge too),
+  // in one query: to find jobs submitted by hand by name, and to count queued jobs.
+  virtual std::vector<JobStatus> user_jobs() = 0;
   // The cluster's MaxArraySize (the largest array index + 1).
   virtual std::uint32_t max_array_size() = 0;
+};
+
+// Thrown by the Slurm backend in hold mode (`flotilla sbatch`): the next job's folder is written
+// (manifest.json, job.sh) and nothing was submitted; a person submits it with `sbatch DIR/job.sh`.
+class JobHeld : public std::runtime_error {
+ public:
+  JobHeld(std::filesystem::path dir, std::size_t tasks, bool already_written)
+      : std::runtime_error("job prepared in " + dir.string() + " and not submitted"), dir(std::move(dir)), tasks(tasks),
+        already_written(already_written) {}
+  std::filesystem::path dir;
+  std::size_t tasks;
+  bool already_written;  // an earlier `flotilla sbatch` wrote it and it has not been submitted yet
 };
 
 // "api" (libslurm) or "sbatch" (the commands on PATH). Throws std::invalid_argument for another
@@ -84,6 +103,16 @@ std::unique_ptr<SlurmClient> make_slurm_client(std::string_view name);
 
 // Splits task indices [0, count) into array ranges no larger than max_array_size.
 std::vector<std::pair<std::uint32_t, std::uint32_t>> split_array(std::uint32_t count, std::uint32_t max_array_size);
+
+// Elements of a job array (sorted, unique) cut into pieces Slurm accepts: Slurm's array indices
+// stay below MaxArraySize, so piece k holds the elements [offset, offset + max_array_size) and
+// submits them as indices element - offset, in `spec` form ("0-2,5,7-9").
+struct ArrayPiece {
+  std::uint32_t offset = 0;
+  std::vector<std::uint32_t> elements;
+  std::string spec;
+};
+std::vector<ArrayPiece> plan_array_pieces(const std::vector<std::uint32_t>& elements, std::uint32_t max_array_size);
 
 // The jobs a Slurm backend left in its work directory (one folder per job: manifest.json,
 // slurm_job_id once submitted, results.h5 once the worker wrote a result), oldest first.

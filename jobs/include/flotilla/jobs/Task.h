@@ -28,8 +28,13 @@ struct TaskSpec {
   std::filesystem::path workdir;        // empty: the caller's working directory
   std::string objective;                // metric that must be present for status ok; empty: none
   int attempt = 0;                      // retry number, from 0; echoed in TaskResult, opaque here
-  std::string resources;                // which allocation the task needs ("explore", "evaluate"); Slurm
-                                        // backend only, tasks with different values go to different jobs
+  // Slurm backend only (others run tasks as they come):
+  std::string resources;                // which allocation the task needs ("explore", "evaluate");
+                                        // tasks with different values go to different jobs
+  std::string after;                    // the job starts once the active jobs of this resource set
+                                        // ended well (afterok); empty: no dependency
+  int array_index = -1;                 // >= 0: the job is a job array, this task runs in element
+                                        // array_index (e.g. its shard); -1: no array
 };
 
 // lost: the task's executor died (an MPI rank, a node) before the task reported, so it never

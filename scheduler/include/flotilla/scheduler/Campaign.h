@@ -22,6 +22,7 @@ namespace flotilla::scheduler {
 struct RunOptions {
   std::vector<std::filesystem::path> path_prepend;  // where flotilla-kernel and friends live
   bool live_progress = true;                        // a \r-updated line (for terminals)
+  bool hold_jobs = false;  // slurm: write the next job's folder and stop (jobs::JobHeld); `flotilla sbatch`
 };
 
 // Exit codes of `flotilla run`.

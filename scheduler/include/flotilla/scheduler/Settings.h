@@ -17,6 +17,7 @@
 
 #include <boost/program_options/options_description.hpp>
 
+#include "flotilla/jobs/Backend.h"
 #include "flotilla/search/Space.h"
 
 namespace flotilla::scheduler {
@@ -57,7 +58,7 @@ struct Settings {
   std::chrono::milliseconds evaluate_timeout{60'000};
   Gate gate;
 
-  std::string strategy = "random";
+  std::string strategy = "bayes";  // the default of search.strategy (Options.cpp)
   std::size_t budget = 32;
   std::size_t batch = 8;
 
@@ -74,6 +75,9 @@ struct Settings {
     std::string qos;
     std::string client = "api";
     std::filesystem::path jobs_dir;   // default: RESULTS.jobs
+    int max_submit_jobs = 0;          // the user's queued jobs allowed at once; 0: no limit
+    // Each stage's allocation: the keys above, overridden by [resources.explore] / [resources.evaluate].
+    jobs::SlurmShape explore, evaluate;
   } slurm;
   int max_attempts = 3;
 

@@ -1,0 +1,214 @@
+#!/usr/bin/env bash
+# slurm_faults.sh MODE FLOTILLA CONFIG WORKDIR WINNER — the Slurm backend against the real local cluster
+# (SLURM_CONF set by ctest), one fault or feature per MODE:
+#   hand     `flotilla sbatch` writes the next job's folder; we submit job.sh with sbatch by hand;
+#            `flotilla run` follows that job and records its results (no task submitted twice)
+#   scancel  a running job of the campaign is cancelled with scancel once it recorded a result:
+#            its other tasks come back lost and re-run in a new job, as attempt 1
+#   down     the node of a running job is set DOWN (and kept out by a drain, then resumed): the
+#            job ends NODE_FAIL and its unreported tasks re-run on the other node of the partition
+#   stages   explore jobs on partition debug, evaluate jobs on gb200 with GPUs ([resources.evaluate])
+#   arrays   on a private cluster with MaxArraySize=2 (ports from SLURM_LOCAL_*_PORT): each round's
+#            evaluate shards go as job arrays cut at MaxArraySize, each afterok on the explore job
+#   limit    with resources.max_submit_jobs=1 and one job of ours already queued, the campaign
+#            submits its first job only once that job has ended
+# Every mode ends with the same checks: the campaign finished, WINNER won verified, no trial key was
+# recorded twice (h5py), and no (task, attempt) appears in two job manifests.
+set -euo pipefail
+mode=$1 flotilla=$2 config=$3 work=$4 winner=$5
+here=$(dirname "$0")
+py=/usr/bin/python3
+rm -rf "$work" && mkdir -p "$work"
+h5="$work/campaign.h5"
+jobs="$h5.jobs"
+name=$(sed -n 's/^name *= *//p' "$config")
+down_node="" own_cluster=""
+cleanup() {
+  [ -z "$down_node" ] || scontrol update nodename="$down_node" state=resume >/dev/null 2>&1 || true
+  [ -z "$own_cluster" ] || "$here/../../scripts/slurm/slurm-local.sh" stop "$own_cluster" >/dev/null 2>&1 || true
+}
+trap cleanup EXIT
+
+# The first running job of this campaign with at least one recorded result and at least 3 tasks
+# (1.2 s of work) left, so the fault lands mid-job: prints "ID NODE DIR".
+running_job_with_result() {
+  for _ in $(seq 1 600); do
+    for dir in "$jobs"/*/; do
+      [ -f "$dir/slurm_job_id" ] && [ -f "$dir/results.h5" ] || continue
+      id=$(cat "$dir/slurm_job_id")
+      read -r state node < <(squeue -h -j "$id" -o "%T %N" 2>/dev/null || true) || true
+      [ "${state:-}" = RUNNING ] || continue
+      n=$($py -c 'import h5py,sys; print(len(h5py.File(sys.argv[1],"r",swmr=True)["results"]))' "$dir/results.h5" 2>/dev/null || echo 0)
+      total=$($py -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["tasks"]))' "$dir/manifest.json")
+      [ "$n" -ge 1 ] && [ "$n" -le $((total - 3)) ] && { echo "$id $node $dir"; return 0; }
+    done
+    sleep 0.1
+  done
+  echo "no running job with a recorded result" >&2
+  return 1
+}
+
+run_in_background() {
+  "$flotilla" run "$config" --campaign.results="$h5" --no-live >"$work/run.log" 2>&1 &
+  pid=$!
+}
+wait_campaign() {
+  wait "$pid" || { echo "flotilla run failed:"; cat "$work/run.log"; exit 1; }
+}
+
+case "$mode" in
+  hand)
+    "$flotilla" sbatch "$config" --campaign.results="$h5" | tee "$work/sbatch.log"
+    script=$(sed -n 's/^wrote \([^ ]*job\.sh\) .*/\1/p' "$work/sbatch.log")
+    [ -f "$script" ] || { echo "flotilla sbatch wrote no job script"; exit 1; }
+    grep -q '^#SBATCH --job-name=' "$script"
+    # Asked again before the folder is submitted, it points at the same folder.
+    "$flotilla" sbatch "$config" --campaign.results="$h5" | tee "$work/sbatch2.log"
+    grep -q "already written, not submitted yet: $script" "$work/sbatch2.log"
+    id=$(sbatch --parsable "$script")
+    echo "submitted $script by hand as Slurm job $id"
+    "$flotilla" run "$config" --campaign.results="$h5" --no-live >"$work/run.log" 2>&1 || { cat "$work/run.log"; exit 1; }
+    [ "$(cat "$(dirname "$script")/slurm_job_id")" = "$id" ] || { echo "hand-submitted job not recorded"; exit 1; }
+    [ -f "$(dirname "$script")/results.h5" ] || { echo "hand-submitted job wrote no results"; exit 1; }
+    n=$($py -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["tasks"]))' "$(dirname "$script")/manifest.json")
+    echo "hand-submitted job $id ran $n tasks; flotilla run followed it and recorded them"
+    ;;
+  scancel)
+    run_in_background
+    read -r id node dir < <(running_job_with_result)
+    scancel "$id"
+    echo "cancelled Slurm job $id ($dir) on $node"
+    wait_campaign
+    "$flotilla" results export "$h5" --table events --format csv | grep "task_requeued" | grep -q "Slurm job $id .*CANCELLED" ||
+      { echo "no task re-queued after the cancelled job"; "$flotilla" results export "$h5" --table events --format csv; exit 1; }
+    # The round's evaluate array waited (afterok) on the cancelled job: Slurm cancelled it too
+    # (dependency never satisfied) instead of leaving it pending, and its shards ran again.
+    "$flotilla" results export "$h5" --table events --format csv | grep "task_requeued" | grep -v "Slurm job $id " |
+      grep -q "ended CANCELLED" || { echo "the dependent evaluate array was not cancelled and re-run"; exit 1; }
+    ;;
+  down)
+    run_in_background
+    read -r id node dir < <(running_job_with_result)
+    down_node=$node
+    scontrol update nodename="$node" state=down reason=flotilla-test
+    # The test cluster has ReturnToService=2, so the live slurmd brings a DOWN node back within
+    # ~0.1 s; draining it keeps it out as a broken node would stay out (flotilla's re-run job is
+    # submitted at its next poll, 250 ms later at most, well after this).
+    scontrol update nodename="$node" state=drain reason=flotilla-test
+    echo "set $node DOWN under Slurm job $id ($dir)"
+    wait_campaign
+    cleanup
+    down_node=""
+    # flotilla's jobs are --no-requeue: the job ends NODE_FAIL and flotilla re-runs its unreported
+    # tasks at once in a new job, on the partition's other node (task_requeued events naming the job).
+    # (Were Slurm to requeue it anyway, it would have to complete on another node.)
+    read -r state nodes < <(squeue -h -t all -j "$id" -o "%T %N" 2>/dev/null || true) || true
+    echo "job $id after the node went down: ${state:-gone} ${nodes:-}"
+    if [ "${state:-}" = COMPLETED ]; then
+      [ "$nodes" != "$node" ] || { echo "job $id completed on the node that was down"; exit 1; }
+    else
+      "$flotilla" results export "$h5" --table events --format csv | grep "task_requeued" | grep -q "Slurm job $id " ||
+        { echo "no task re-queued after job $id lost its node"; exit 1; }
+    fi
+    # Every job that ran a re-run task (attempt >= 1) ran on another node.
+    for manifest in "$jobs"/*/manifest.json; do
+      grep -q '"attempt":[1-9]' "$manifest" || continue
+      rerun=$(cat "$(dirname "$manifest")/slurm_job_id")
+      where=$(squeue -h -t all -j "$rerun" -o "%N" | sort -u | tr '\n' ' ')
+      echo "job $rerun re-ran tasks on: $where"
+      case " $where " in *" $node "*) echo "re-run job $rerun ran on $node, which was down"; exit 1 ;; esac
+    done
+    ;;
+  stages)
+    "$flotilla" run "$config" --campaign.results="$h5" --no-live >"$work/run.log" 2>&1 || { cat "$work/run.log"; exit 1; }
+    $py - "$jobs" "$h5" <<'PY'
+import glob, h5py, sys
+jobs_dir, h5 = sys.argv[1], sys.argv[2]
+kinds = {"explore": 0, "evaluate": 0}
+for script in glob.glob(jobs_dir + "/*/job.sh"):
+    text = open(script).read()
+    kind = "evaluate" if "(evaluate)" in text else "explore"
+    kinds[kind] += 1
+    want = ["--partition=gb200", "--gpus-per-node=2"] if kind == "evaluate" else ["--partition=debug"]
+    for line in want:
+        assert "#SBATCH " + line in text, f"{script}: {kind} job lacks {line}"
+    if kind == "explore":
+        assert "--gpus-per-node" not in text, f"{script}: explore job asks for GPUs"
+assert kinds["explore"] and kinds["evaluate"], kinds
+with h5py.File(h5, "r", swmr=True) as f:
+    trials = f["trials"][:]
+devices = {0: set(), 1: set()}
+for t in trials:
+    devices[int(t["kind"])].add(t["device"].decode() if isinstance(t["device"], bytes) else str(t["device"]))
+print("jobs per stage:", kinds, "devices per kind (0 explore, 1 evaluate):", devices)
+assert devices[0] == {"cpu"}, "explore trials must run without a GPU (partition debug)"
+assert "cpu" not in devices[1], "evaluate trials must each see a GPU of partition gb200"
+PY
+    ;;
+  arrays)
+    own_cluster="$work/cluster"
+    SLURM_LOCAL_MAX_ARRAY_SIZE=2 "$here/../../scripts/slurm/slurm-local.sh" start "$own_cluster" >/dev/null
+    export SLURM_CONF="$own_cluster/etc/slurm.conf"
+    "$flotilla" run "$config" --campaign.results="$h5" --no-live >"$work/run.log" 2>&1 || { cat "$work/run.log"; exit 1; }
+    $py - "$jobs" <<'PY'
+import collections, glob, json, os, re, sys
+jobs_dir = sys.argv[1]
+arrays = collections.Counter()
+for script in sorted(glob.glob(jobs_dir + "/*/job.sh")):
+    text = open(script).read()
+    if "(evaluate)" not in text:
+        assert "--array" not in text, f"{script}: an explore job is not an array"
+        continue
+    spec = re.search(r"^#SBATCH --array=(\S+)$", text, re.M).group(1)
+    arrays[spec] += 1
+    folder = os.path.dirname(script)
+    elements = sorted(int(m.group(1)) for f in os.listdir(folder) if (m := re.match(r"manifest-(\d+)\.json$", f)))
+    assert max(elements) < 2, f"{script}: array index {max(elements)} >= MaxArraySize 2"
+    results = [f for f in os.listdir(folder) if re.match(r"results-\d+\.h5$", f)]
+    assert len(results) == len(elements), f"{folder}: {len(results)} result files for {len(elements)} elements"
+    # each element's worker ran the tasks of one shard
+    for e in elements:
+        tasks = json.load(open(f"{folder}/manifest-{e}.json"))["tasks"]
+        assert len({t["id"] & ((1 << 23) - 1) for t in tasks}) == 1, f"{folder}/manifest-{e}.json mixes shards"
+dependent = sum("--dependency=afterok:" in open(s).read() for s in glob.glob(jobs_dir + "/*/job.sh"))
+print("evaluate arrays by spec:", dict(arrays), "; jobs with afterok:", dependent)
+assert arrays["0-1"] and arrays["0"], "3 shards with MaxArraySize 2 must give arrays 0-1 and 0"
+assert dependent, "no evaluate array waited for its explore job"
+PY
+    ;;
+  limit)
+    other=$(sbatch --parsable --partition=debug --job-name=occupies-the-limit --output=/dev/null --wrap "sleep 4")
+    "$flotilla" run "$config" --campaign.results="$h5" --resources.max_submit_jobs=1 --no-live >"$work/run.log" 2>&1 ||
+      { cat "$work/run.log"; exit 1; }
+    $py - "$jobs" "$other" <<'PY'
+import glob, json, subprocess, sys
+jobs_dir, other = sys.argv[1], int(sys.argv[2])
+listing = {j["job_id"]: j for j in json.loads(subprocess.run(["squeue", "--json"], check=True, capture_output=True,
+                                                             text=True).stdout)["jobs"]}
+ours = sorted(int(open(p).read()) for p in glob.glob(jobs_dir + "/*/slurm_job_id"))
+ended = listing[other]["end_time"]
+first = listing[ours[0]]["submit_time"]
+print(f"job {other} (not the campaign's) ended at {ended}; the campaign's first job {ours[0]} was submitted at {first}")
+assert first >= ended, "the campaign submitted a job while the user's MaxSubmitJobs=1 was taken"
+# One job at a time: each of the campaign's jobs was submitted after the previous one ended.
+for a, b in zip(ours, ours[1:]):
+    assert listing[b]["submit_time"] >= listing[a]["end_time"], f"jobs {a} and {b} were queued together"
+PY
+    ;;
+  *) echo "unknown mode $mode"; exit 2 ;;
+esac
+
+grep -q "budget of .* spent\|exhausted" "$work/run.log" || { echo "campaign did not finish"; cat "$work/run.log"; exit 1; }
+$py "$here/check_campaign.py" "$h5"
+$py "$here/expect_summary.py" "$flotilla" "$h5" best_config="$winner" best_verified
+$py - "$jobs" <<'PY'
+import collections, glob, json, sys
+seen = collections.Counter()
+for manifest in glob.glob(sys.argv[1] + "/*/manifest.json"):
+    for task in json.load(open(manifest))["tasks"]:
+        seen[(task["id"], task.get("attempt", 0))] += 1
+twice = [k for k, n in seen.items() if n > 1]
+print(f"{len(seen)} tasks in job manifests; submitted twice: {twice[:5]}")
+sys.exit(1 if twice else 0)
+PY
+echo "slurm $mode ok"
