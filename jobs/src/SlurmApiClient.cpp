@@ -148,6 +148,7 @@ class ApiClient final : public SlurmClient {
                   .name = job.name ? job.name : "",
                   .user_id = job.user_id};
       if (job.array_job_id != 0 && job.array_task_id != NO_VAL) s.array_task_id = job.array_task_id;
+      if (job.array_task_str != nullptr) s.submit_count = array_expression_size(job.array_task_str);
       statuses.push_back(std::move(s));
     }
     slurm_free_job_info_msg(msg);

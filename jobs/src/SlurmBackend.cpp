@@ -169,9 +169,13 @@ class SlurmBackend final : public Backend {
   }
 
   void add_job(const std::string& resources, const std::vector<std::uint64_t>& ids, const ArrayPiece* piece) {
-    Job job{.name = fmt::format("{}-{}-{}", m_r.job_prefix, getpid(), ++m_counter), .resources = resources,
-            .tasks = ids, .after = m_pending.at(ids.front()).after};
-    job.dir = m_r.workdir / job.name;
+    Job job{.resources = resources, .tasks = ids, .after = m_pending.at(ids.front()).after};
+    // A fresh folder every time: pids repeat across restarts (containers, CI), and a reused
+    // folder would mix an earlier job's results and job id with this job's manifest.
+    do {
+      job.name = fmt::format("{}-{}-{}", m_r.job_prefix, getpid(), ++m_counter);
+      job.dir = m_r.workdir / job.name;
+    } while (std::filesystem::exists(job.dir));
     std::vector<const TaskSpec*> specs;
     std::map<std::uint32_t, std::vector<std::size_t>> elements;
     for (std::size_t i = 0; i < ids.size(); ++i) {
@@ -219,15 +223,19 @@ class SlurmBackend final : public Backend {
       if (job.slurm_id != 0 || Clock::now() < job.next_try) continue;
       auto dependency = dependency_of(job);
       if (!dependency) continue;
+      // An array counts as its elements, as Slurm counts it against the limit.
+      const std::size_t elements = job.array.empty() ? 1 : array_expression_size(job.array);
       if (m_r.max_submit_jobs > 0) {
         if (!queued) queued = count_user_queued();
-        if (*queued >= static_cast<std::size_t>(m_r.max_submit_jobs)) {
+        const auto limit = static_cast<std::size_t>(m_r.max_submit_jobs);
+        // A job larger than the limit alone goes once nothing else is queued (Slurm decides).
+        if (*queued > 0 && *queued + elements > limit) {
           job.next_try = Clock::now() + kPollInterval;
           continue;
         }
       }
       try_submit(job, *dependency);
-      if (queued && job.slurm_id != 0) ++*queued;
+      if (queued && job.slurm_id != 0) *queued += elements;
     }
   }
 
@@ -246,7 +254,10 @@ class SlurmBackend final : public Backend {
 
   std::size_t count_user_queued() {
     auto jobs = m_client->user_jobs();
-    return static_cast<std::size_t>(std::count_if(jobs.begin(), jobs.end(), [](const JobStatus& j) { return !is_terminal(j.state); }));
+    std::size_t queued = 0;
+    for (const auto& j : jobs)
+      if (!is_terminal(j.state)) queued += j.submit_count;
+    return queued;
   }
 
   // `flotilla sbatch` run again before the folder it wrote was submitted: point at that folder.
@@ -343,7 +354,8 @@ class SlurmBackend final : public Backend {
   // Returns a worker's result once, if it belongs to a task still waiting for one.
   void take(TaskResult r) {
     auto it = m_pending.find(r.id);
-    if (it == m_pending.end()) return;  // not ours, or already returned
+    if (it == m_pending.end()) return;                  // not ours, or already returned
+    if (it->second.attempt != r.attempt) return;        // an earlier attempt's result: not this one
     m_pending.erase(it);
     m_ready.push_back(std::move(r));
   }

@@ -142,8 +142,10 @@ GateVerdict decide_gate(TestGate gate, const TestSummary& candidate, const TestS
     }
     return {true, ""};
   }
-  // Compatibility climbing. The baseline itself has nothing to climb from: it passes.
-  if (baseline == nullptr || against_baseline == nullptr) return {true, ""};
+  // Compatibility climbing. Without the baseline's outcomes there is nothing to judge against,
+  // and a gate must not open for want of data. (The baseline, compared with itself, passes.)
+  if (baseline == nullptr || against_baseline == nullptr)
+    return {false, "the baseline's test outcomes are missing: nothing to compare with"};
   if (!against_baseline->regressions.empty()) {
     return {false, fmt::format("{} regressions against the baseline", against_baseline->regressions.size())};
   }

@@ -288,12 +288,19 @@ class CampaignRunner {
     for (const auto& r : finished) {
       // Cancelled (or lost while stopping) is not a result: the task runs again on resume.
       if (r.status == jobs::TaskStatus::cancelled || (r.status == jobs::TaskStatus::lost && g_stop)) continue;
+      // Before any requeue: an evaluation whose exploration failed is dropped, not run again (its
+      // array was cancelled with the failed explore job, and that must not cost it an attempt).
+      const auto key = decode_task_id(r.id);
+      if (key.kind == results::TrialKind::evaluate && m_speculative && explore_outcome(key.candidate) == false) {
+        drop_evaluation(key.candidate, key.index);
+        continue;
+      }
       if (should_requeue(r, m_s.max_attempts)) {
         requeue(r);
         continue;
       }
       auto t = *to_trial_record(r);
-      if (t.kind == results::TrialKind::evaluate && !keep_evaluation(r, t)) continue;
+      if (t.kind == results::TrialKind::evaluate && !keep_evaluation(r, t.candidate, t.index)) continue;
       if (t.kind == results::TrialKind::evaluate) m_ran_evaluate.insert(t.candidate);
       if (m_store->add_trial(t)) m_trials.push_back(std::move(t));
     }
@@ -312,18 +319,22 @@ class CampaignRunner {
 
   // A speculative evaluation (submitted with its exploration) is kept only for a candidate whose
   // exploration succeeded, as the gate would have chosen it; it waits while that is not known yet.
-  bool keep_evaluation(const jobs::TaskResult& r, const results::TrialRecord& t) {
+  bool keep_evaluation(const jobs::TaskResult& r, std::int64_t candidate, int shard) {
     if (!m_speculative) return true;
-    auto outcome = explore_outcome(t.candidate);
+    auto outcome = explore_outcome(candidate);
     if (!outcome) {
       m_held.push_back(r);
       return false;
     }
     if (outcome == true) return true;
+    drop_evaluation(candidate, shard);
+    return false;
+  }
+
+  void drop_evaluation(std::int64_t candidate, int shard) {
     m_store->add_event({now_seconds(), "evaluation_dropped",
                         fmt::format("candidate {} shard {}: its exploration failed, so the gate does not choose it",
-                                    t.candidate, t.index)});
-    return false;
+                                    candidate, shard)});
   }
 
   // A task whose rank died before it reported runs again in the next job, as its next attempt.

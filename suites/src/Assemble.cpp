@@ -78,10 +78,39 @@ Assembled assemble(const std::optional<std::vector<std::string>>& discovered, co
   for (const ShardRun& shard : shards) {
     for (const TestResult& result : shard.results) builder.add(result, shard.shard);
   }
+  if (!discovered) {
+    // The command shards itself, so nothing says which tests a shard should have reported. A
+    // shard that crashed or timed out may have stopped before its failures (TAP's plan may come
+    // last): it stands as a test of its own, so a suite whose shard died never passes.
+    for (const ShardRun& shard : shards) {
+      if (!shard.given.empty())
+        throw ReportError(fmt::format("shard {} was given tests, but this suite kind has no discovery", shard.shard));
+      // A non-zero exit with failures reported is how such commands say "tests failed"; one with
+      // none reported (or a timeout) means the report cannot be trusted to be complete.
+      const bool reported_failure = std::any_of(shard.results.begin(), shard.results.end(), [](const TestResult& r) {
+        return results::is_failure(r.outcome);
+      });
+      if (!shard.timed_out && (shard.ended.empty() || reported_failure)) continue;
+      builder.add({.name = fmt::format("<shard {}>", shard.shard),
+                   .outcome = shard.timed_out ? TestOutcome::timeout : TestOutcome::error,
+                   .message = shard.ended.empty() ? "timed out" : shard.ended},
+                  shard.shard);
+    }
+    return builder.finish();
+  }
+  std::vector<int> given_to(discovered->size(), -1);  // which shard each test was given to
   for (const ShardRun& shard : shards) {
     for (const std::int64_t test : shard.given) {
-      if (builder.seen(static_cast<std::size_t>(test))) continue;
-      builder.set(static_cast<std::size_t>(test), shard.timed_out ? TestOutcome::timeout : TestOutcome::error, -1,
+      if (test < 0 || static_cast<std::size_t>(test) >= discovered->size())
+        throw ReportError(fmt::format("shard {} was given test index {}, outside the discovery's {} tests", shard.shard,
+                                      test, discovered->size()));
+      const auto i = static_cast<std::size_t>(test);
+      if (given_to[i] >= 0)
+        throw ReportError(fmt::format("test '{}' was given to shard {} and to shard {}", (*discovered)[i], given_to[i],
+                                      shard.shard));
+      given_to[i] = shard.shard;
+      if (builder.seen(i)) continue;
+      builder.set(i, shard.timed_out ? TestOutcome::timeout : TestOutcome::error, -1,
                   missing_message(shard.ended, shard.shard));
     }
   }

@@ -88,9 +88,10 @@ TestResult gtest_json_case(const nlohmann::json& test, const std::string& suite,
   if (status == "NOTRUN" || outcome == "SKIPPED" || outcome == "SUPPRESSED") {
     result.outcome = TestOutcome::skip;
   } else if (test.contains("failures") && !test.at("failures").empty()) {
+    if (!test.at("failures").is_array()) throw ReportError(fmt::format("{}: {}.failures: not an array", source, where));
     result.outcome = TestOutcome::fail;
     const auto& failure = test.at("failures").at(0);
-    if (failure.contains("failure") && failure.at("failure").is_string()) {
+    if (failure.is_object() && failure.contains("failure") && failure.at("failure").is_string()) {
       result.message = short_message(failure.at("failure").get<std::string>());
     }
   } else if (status != "RUN") {

@@ -265,6 +265,9 @@ TEST(DecodeCuda, TwinsVerifyOrAreSkippedWithAReasonButNeverFail) {
   for (const auto& [name, p] : cases) {
     const fk::VerifyResult r = family(name).verify(p, 1, 2);
     EXPECT_NE(r.outcome, fk::Outcome::failed) << name << ": " << r.message;
+    if (r.outcome == fk::Outcome::ok) {
+      EXPECT_LE(r.max_abs_error, r.tolerance) << name << ": " << r.message;
+    }
     if (r.outcome == fk::Outcome::skipped) {
       EXPECT_NE(r.message.find("CUDA"), std::string::npos) << r.message;
       skipped = r.message;

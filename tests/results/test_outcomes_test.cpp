@@ -115,7 +115,11 @@ TEST(TestOutcomes, GateClimbingNeedsNoRegressionAndNoFewerPasses) {
   EXPECT_TRUE(verdict(base).passed);                                  // equal is allowed
   EXPECT_EQ(verdict({code(P), code(P), code(P), code(F)}).reason, "1 regressions against the baseline");
   EXPECT_EQ(verdict({code(P), code(F), code(F), code(S)}).reason, "1 tests pass, fewer than the baseline's 2");
-  EXPECT_TRUE(decide_gate(TestGate::no_regression, base_summary, nullptr, nullptr).passed);  // the baseline
+  const TestDiff itself = diff_outcomes(base, base);
+  EXPECT_TRUE(decide_gate(TestGate::no_regression, base_summary, &base_summary, &itself).passed);  // the baseline
+  // Missing baseline data never opens the gate.
+  EXPECT_EQ(decide_gate(TestGate::no_regression, base_summary, nullptr, nullptr).reason,
+            "the baseline's test outcomes are missing: nothing to compare with");
 }
 
 TEST(TestStore, OutcomesRoundTripAndSuitesAreStoredOnce) {

@@ -109,3 +109,15 @@ TEST(CommandOutput, SqueueJson2205) {
   EXPECT_EQ(jobs[5].state, JobState::node_fail);
   EXPECT_THROW(parse_squeue_json("squeue: error"), std::exception);
 }
+
+// MaxSubmitJobs counts a pending array's remaining elements one by one.
+TEST(CommandOutput, ArrayExpressionSizeCountsElements) {
+  EXPECT_EQ(array_expression_size("0-9"), 10u);
+  EXPECT_EQ(array_expression_size("1,3,5-7"), 5u);
+  EXPECT_EQ(array_expression_size("0-15:4"), 4u);   // 0, 4, 8, 12
+  EXPECT_EQ(array_expression_size("0-99%10"), 100u);  // the throttle is not an element count
+  EXPECT_EQ(array_expression_size("7"), 1u);
+  EXPECT_EQ(array_expression_size(""), 1u);      // a record counts at least once
+  EXPECT_EQ(array_expression_size("a-b"), 1u);
+  EXPECT_EQ(array_expression_size("9-3"), 1u);
+}

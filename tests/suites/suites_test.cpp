@@ -275,4 +275,29 @@ TEST(Assemble, NeverDropsOrDoubleCounts) {
   EXPECT_EQ(assemble_error(std::nullopt,
                            {{0, {}, {result("x", TestOutcome::pass), result("x", TestOutcome::fail)}, false, ""}}),
             "shard 0 reported test 'x' a second time");
+  // Shard indices are checked, and no test goes to two shards.
+  EXPECT_EQ(assemble_error(names, {{0, {2}, {}, false, ""}}),
+            "shard 0 was given test index 2, outside the discovery's 2 tests");
+  EXPECT_EQ(assemble_error(names, {{0, {0}, {}, false, ""}, {1, {0, 1}, {}, false, ""}}),
+            "test 'a' was given to shard 0 and to shard 1");
+}
+
+// A TAP or JUnit command that dies before reporting its failures (TAP's plan may come last) must
+// not leave a suite of passes: the dead shard stands as a failing test of its own.
+TEST(Assemble, AShardThatDiedWithoutADiscoveryIsAnError) {
+  const Assembled a = assemble(std::nullopt, {{0, {}, {result("x", TestOutcome::pass)}, false, "killed by signal 11 (SIGSEGV)"},
+                                              {1, {}, {result("y", TestOutcome::pass)}, true, ""},
+                                              {2, {}, {result("z", TestOutcome::pass)}, false, ""},
+                                              {3, {}, {result("w", TestOutcome::fail, "bad")}, false, "exit code 1"}});
+  // Shard 3 exited 1 and said why (a failing test): that is a complete report.
+  EXPECT_EQ(a.suite.names, (std::vector<std::string>{"x", "y", "z", "w", "<shard 0>", "<shard 1>"}));
+  using flotilla::results::encode_outcome;
+  EXPECT_EQ(a.outcomes[4], encode_outcome(TestOutcome::error));
+  EXPECT_EQ(a.outcomes[5], encode_outcome(TestOutcome::timeout));
+  ASSERT_EQ(a.messages.size(), 3u);
+  EXPECT_EQ(a.messages[1].text, "killed by signal 11 (SIGSEGV)");
+  const auto summary = flotilla::results::summarize(a.outcomes);
+  EXPECT_FALSE(flotilla::results::decide_gate(flotilla::results::TestGate::all_pass, summary, nullptr, nullptr).passed);
+  EXPECT_EQ(assemble_error(std::nullopt, {{0, {1}, {}, false, ""}}),
+            "shard 0 was given tests, but this suite kind has no discovery");
 }

@@ -59,7 +59,14 @@ struct JobStatus {
   std::optional<std::uint32_t> array_task_id;
   std::string name;                      // the job's name (flotilla: its folder in jobs_dir)
   std::uint32_t user_id = 0;
+  // Jobs this record stands for in Slurm's submit limits: a pending array's record stands for
+  // all of its remaining elements ("0-9,12" is 11), which MaxSubmitJobs counts one by one.
+  std::uint32_t submit_count = 1;
 };
+
+// Elements named by an array task expression as Slurm prints it ("0-9", "1,3,5-7", "0-15:4",
+// "0-99%10"); 1 for an empty or unreadable one (counting a record at least once).
+std::uint32_t array_expression_size(std::string_view expression);
 
 struct Submitted {
   std::uint32_t id;

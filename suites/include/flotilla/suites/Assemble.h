@@ -7,8 +7,11 @@
 //    otherwise (its message says why the shard ended); a test no shard was given is not_run.
 //    A reported name that discovery did not list, or one reported twice, is an error in the
 //    sharding and throws ReportError: outcomes are never silently dropped or double-counted.
+//    A test index outside the discovery, or one given to two shards, throws too.
 //  - Without a discovery (junit, tap: the command shards itself), the suite is every reported
-//    name, shard by shard in report order; a name reported twice throws.
+//    name, shard by shard in report order; a name reported twice throws. A shard that timed out,
+//    or failed without reporting any failing test, adds a test "<shard N>" (timeout or error,
+//    its reason as the message), so a suite whose shard died before reporting never passes.
 //  - A re-run sets each re-run test's second outcome; the first is kept, so flaky tests show.
 #pragma once
 
