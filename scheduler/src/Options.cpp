@@ -17,6 +17,14 @@ const std::vector<OptionDecl>& option_table() {
       {"intent.direction", "maximize", false, false, "maximize or minimize"},
       {"intent.baseline", "", false, false, "reference configuration, e.g. 'tile_x=32 tile_y=8'"},
       {"intent.target", "", false, false, "stop once a verified candidate reaches this objective"},
+      {"intent.stages", "none", false, false,
+       "none (one search over the space) or bottleneck (profile, tune the component with the largest share, "
+       "re-profile; one results file per stage, RESULTS.stageK.h5)"},
+      {"intent.stage_threshold", "0.03", false, false,
+       "stages = bottleneck: stop when a stage gains less than this fraction"},
+      {"intent.component", "", false, true,
+       "NAME: SHARE_METRIC: PARAMS, a component of the profile, the explore command's metric of its share "
+       "of the time, and the [space] parameters that tune it (repeatable)"},
       {"space.param", "", true, true, "NAME: int|real|enum|ordinal: VALUES (repeatable)"},
       {"space.constraint", "", false, true, "expression over parameters that must hold (repeatable)"},
       {"explore.command", "", true, false, "benchmark command; {param} is replaced by its value"},

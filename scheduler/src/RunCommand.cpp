@@ -45,7 +45,11 @@ int run_command(const std::vector<std::string>& args) {
   sa.sa_handler = on_signal;
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
-  return scheduler::run_campaign(settings, {.path_prepend = {self_dir()}, .live_progress = live}, std::cout, std::cerr);
+  const scheduler::RunOptions options{.path_prepend = {self_dir()}, .live_progress = live};
+  if (settings.staged)
+    return scheduler::run_staged_campaign([&] { return scheduler::load_settings(args[0], overrides); }, options,
+                                          std::cout, std::cerr);
+  return scheduler::run_campaign(settings, options, std::cout, std::cerr);
 }
 
 }  // namespace flotilla::cli

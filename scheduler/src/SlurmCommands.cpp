@@ -100,6 +100,11 @@ int sbatch_command(const std::vector<std::string>& args) {
   std::vector<std::string> overrides(args.begin() + 1, args.end());
   overrides.push_back("--resources.backend=slurm");
   auto settings = scheduler::load_settings(args[0], overrides);
+  if (settings.staged)
+    throw scheduler::ConfigError(fmt::format(
+        "{}: [intent] stages = bottleneck: a staged campaign decides each stage from the last one's results, so it "
+        "cannot be written as held jobs; run it with `flotilla run`, or give --intent.stages=none",
+        args[0]));
   std::error_code ec;
   auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
   try {

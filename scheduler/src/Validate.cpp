@@ -2,9 +2,12 @@
 #include <charconv>
 #include <algorithm>
 #include <cmath>
+#include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <deque>
 #include <map>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -126,6 +129,75 @@ std::string registered(Reader& r, std::string_view key, const std::vector<std::s
   return raw->value;
 }
 
+bool is_metric_name(std::string_view name) {
+  auto word = [](char c, bool first) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_' ||
+                                              (!first && (std::isdigit(static_cast<unsigned char>(c)) || c == '.')); };
+  if (name.empty()) return false;
+  for (std::size_t i = 0; i < name.size(); ++i)
+    if (!word(name[i], i == 0)) return false;
+  return true;
+}
+
+std::string trim(std::string_view text) {
+  auto b = text.find_first_not_of(" \t");
+  if (b == std::string_view::npos) return {};
+  return std::string(text.substr(b, text.find_last_not_of(" \t") - b + 1));
+}
+
+// "NAME: SHARE_METRIC: PARAM PARAM ..." (the parameter list may be empty).
+Component parse_component(const RawValue& raw, const search::Space& space) {
+  constexpr std::string_view key = "intent.component";
+  auto first = raw.value.find(':');
+  auto second = first == std::string::npos ? first : raw.value.find(':', first + 1);
+  if (second == std::string::npos) bad(raw, key, "is not 'NAME: SHARE_METRIC: PARAMS'");
+  Component c{.name = trim(std::string_view(raw.value).substr(0, first)),
+              .share_metric = trim(std::string_view(raw.value).substr(first + 1, second - first - 1))};
+  if (!is_metric_name(c.name)) bad(raw, key, fmt::format("has a bad component name '{}'", c.name));
+  if (!is_metric_name(c.share_metric))
+    bad(raw, key, fmt::format("has a bad share metric name '{}' (metric names: [A-Za-z_][A-Za-z0-9_.]*)", c.share_metric));
+  std::istringstream words(raw.value.substr(second + 1));
+  for (std::string param; words >> param;) {
+    const auto& ps = space.parameters();
+    if (std::none_of(ps.begin(), ps.end(), [&](const auto& p) { return p.name == param; }))
+      bad(raw, key, fmt::format("names '{}', which is not a [space] parameter", param));
+    if (std::find(c.params.begin(), c.params.end(), param) != c.params.end())
+      bad(raw, key, fmt::format("names parameter '{}' twice", param));
+    c.params.push_back(param);
+  }
+  return c;
+}
+
+// [intent] stages, stage_threshold and component. Components are checked even when stages = none,
+// so the same file runs either way.
+void read_stages(Reader& r, Settings& s) {
+  for (const auto& raw : r.all("intent.component")) {
+    auto c = parse_component(raw, s.space);
+    for (const auto& other : s.components)
+      if (other.name == c.name) bad(raw, "intent.component", fmt::format("repeats component '{}'", c.name));
+    s.components.push_back(std::move(c));
+  }
+  const auto* threshold = r.one("intent.stage_threshold");
+  char* end = nullptr;
+  s.stage_threshold = std::strtod(threshold->value.c_str(), &end);
+  if (end == threshold->value.c_str() || *end != '\0' || !(s.stage_threshold >= 0) || s.stage_threshold > 10)
+    bad(*threshold, "intent.stage_threshold", "is not a fraction from 0 to 10");
+  const auto* stages = r.one("intent.stages");
+  if (stages->value != "none" && stages->value != "bottleneck") bad(*stages, "intent.stages", "is not none or bottleneck");
+  s.staged = stages->value == "bottleneck";
+  if (!s.staged) return;
+  if (!s.baseline) bad(*stages, "intent.stages", "needs [intent] baseline: the first stage profiles it");
+  if (s.evaluate_command.empty())
+    bad(*stages, "intent.stages", "needs [evaluate] command: every stage's winner must be verified");
+  if (std::none_of(s.components.begin(), s.components.end(), [](const auto& c) { return !c.params.empty(); }))
+    bad(*stages, "intent.stages", "needs at least one [intent] component with parameters");
+  // A stage pins every other parameter to the incumbent's value (a predicate); only an enumerable
+  // space lets every strategy find the few configurations left.
+  for (const auto& p : s.space.parameters())
+    if (p.continuous()) bad(*stages, "intent.stages", fmt::format("needs a finite space; '{}' is real", p.name));
+  if (s.space.grid_size() > search::Space::kEnumerateLimit)
+    bad(*stages, "intent.stages", fmt::format("needs a space of at most {} grid points", search::Space::kEnumerateLimit));
+}
+
 }  // namespace
 
 RawValues merge_sources(RawValues file, RawValues overrides) {
@@ -186,6 +258,7 @@ Settings validate(RawValues raw, const std::string& display) {
   s.gate = read_gate(r);
   check_command(r, s, "explore.command", {"candidate", "repeat"});
   check_command(r, s, "evaluate.command", {"candidate", "shard", "shards"});
+  read_stages(r, s);
   s.strategy = registered(r, "search.strategy", search::strategy_names());
   s.budget = static_cast<std::size_t>(r.integer("search.budget", 1, 100'000'000));
   s.batch = static_cast<std::size_t>(r.integer("search.batch", 1, 1'000'000));

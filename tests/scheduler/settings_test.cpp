@@ -177,3 +177,43 @@ TEST_F(SettingsTest, SlurmResources) {
   EXPECT_EQ(error_of(kValid, {"--resources.slurm_client=rest"}),
             "command line: [resources] slurm_client: 'rest' is not one of: api, sbatch");
 }
+
+TEST_F(SettingsTest, StagedIntent) {
+  const std::string staged = replace(kValid, "baseline = tile_x=32 tile_y=8\n",
+                                     "baseline = tile_x=32 tile_y=8\nstages = bottleneck\nstage_threshold = 0.05\n"
+                                     "component = x: share_x: tile_x\ncomponent = y: share_y: tile_y tile_x\n"
+                                     "component = rest: share_rest:\n");
+  auto s = load_settings(write(staged), {});
+  EXPECT_TRUE(s.staged);
+  EXPECT_DOUBLE_EQ(s.stage_threshold, 0.05);
+  ASSERT_EQ(s.components.size(), 3u);
+  EXPECT_EQ(s.components[1].name, "y");
+  EXPECT_EQ(s.components[1].share_metric, "share_y");
+  EXPECT_EQ(s.components[1].params, (std::vector<std::string>{"tile_y", "tile_x"}));
+  EXPECT_TRUE(s.components[2].params.empty());
+  EXPECT_FALSE(load_settings(write(staged), {"--intent.stages=none"}).staged);  // components kept, not staged
+  EXPECT_FALSE(load_settings(write(kValid), {}).staged);
+
+  auto f = std::string("flotilla_settings_test.ini");
+  EXPECT_EQ(error_of(replace(staged, "share_x: tile_x", "share_x: tile_z")),
+            f + ":10: [intent] component: 'x: share_x: tile_z' names 'tile_z', which is not a [space] parameter");
+  EXPECT_EQ(error_of(replace(staged, "share_x: tile_x", "share x: tile_x")),
+            f + ":10: [intent] component: 'x: share x: tile_x' has a bad share metric name 'share x' (metric names: "
+                "[A-Za-z_][A-Za-z0-9_.]*)");
+  EXPECT_EQ(error_of(replace(staged, "share_x: tile_x", "tile_x")),
+            f + ":10: [intent] component: 'x: tile_x' is not 'NAME: SHARE_METRIC: PARAMS'");
+  EXPECT_EQ(error_of(replace(staged, "y: share_y", "x: share_y")),
+            f + ":11: [intent] component: 'x: share_y: tile_y tile_x' repeats component 'x'");
+  EXPECT_EQ(error_of(replace(staged, "tile_y tile_x", "tile_y tile_y")),
+            f + ":11: [intent] component: 'y: share_y: tile_y tile_y' names parameter 'tile_y' twice");
+  EXPECT_EQ(error_of(replace(staged, "stages = bottleneck", "stages = profile")),
+            f + ":8: [intent] stages: 'profile' is not none or bottleneck");
+  EXPECT_EQ(error_of(staged, {"--intent.stage_threshold=-0.1"}),
+            "command line: [intent] stage_threshold: '-0.1' is not a fraction from 0 to 10");
+  EXPECT_EQ(error_of(replace(staged, "baseline = tile_x=32 tile_y=8\n", "")),
+            f + ":7: [intent] stages: 'bottleneck' needs [intent] baseline: the first stage profiles it");
+  EXPECT_EQ(error_of(replace(staged, "command = verify --shard {shard} --shards {shards} --x {tile_x}\n", "")),
+            f + ":8: [intent] stages: 'bottleneck' needs [evaluate] command: every stage's winner must be verified");
+  EXPECT_EQ(error_of(staged, {"--intent.component=rest: share_rest:"}),
+            f + ":8: [intent] stages: 'bottleneck' needs at least one [intent] component with parameters");
+}

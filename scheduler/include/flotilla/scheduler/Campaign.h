@@ -12,6 +12,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <iosfwd>
 #include <vector>
 
@@ -34,6 +35,16 @@ inline constexpr int kExitInterrupted = 130;
 // Runs or resumes the campaign; prints progress on stderr and the report on stdout.
 // Throws ConfigError or results::StoreError for bad setup.
 int run_campaign(const Settings& settings, const RunOptions& options, std::ostream& out, std::ostream& err);
+
+// Runs or resumes a staged campaign ([intent] stages = bottleneck, Stages.h): stage 0 profiles the
+// baseline (RESULTS.stage0.h5, the baseline only); stage K (RESULTS.stageK.h5) is run_campaign
+// over the space with every parameter outside the chosen component pinned to the incumbent's
+// value, the incumbent as its baseline, and search.budget candidates. The best verified candidate
+// of a stage is the next incumbent (the incumbent itself when nothing beats it), and its explore
+// trials' share metrics are the next profile. `load` gives a fresh copy of the settings (Settings
+// is not copyable). Re-running resumes: complete stage files finish at once.
+int run_staged_campaign(const std::function<Settings()>& load, const RunOptions& options, std::ostream& out,
+                        std::ostream& err);
 
 // Asks a running campaign to stop after recording what has finished (SIGINT/SIGTERM handlers).
 void request_stop();

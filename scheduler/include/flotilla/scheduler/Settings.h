@@ -18,6 +18,7 @@
 #include <boost/program_options/options_description.hpp>
 
 #include "flotilla/jobs/Backend.h"
+#include "flotilla/scheduler/Stages.h"
 #include "flotilla/search/Space.h"
 
 namespace flotilla::scheduler {
@@ -46,6 +47,11 @@ struct Settings {
   bool maximize = true;
   std::optional<std::string> baseline;   // canonical configuration text
   std::optional<double> target;
+  // [intent] stages = bottleneck: one search stage per component, largest share first
+  // (Stages.h, StagedRun.cpp); false: one search stage over the whole space.
+  bool staged = false;
+  double stage_threshold = 0.03;
+  std::vector<Component> components;     // [intent] component, in file order
 
   search::Space space;
 

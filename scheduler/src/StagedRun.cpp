@@ -1,0 +1,189 @@
+// StagedRun.cpp — a staged, bottleneck-driven campaign ([intent] stages = bottleneck): profile the
+// baseline, tune the component with the largest share, verify, keep the best verified candidate
+// or the incumbent, re-profile, until a stage gains less than the threshold (Campaign.h,
+// Stages.h). Each stage is an ordinary campaign (run_campaign) in a results file of its own, so
+// resume, verification and rollback are the campaign loop's.
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "flotilla/results/Analysis.h"
+#include "flotilla/results/Store.h"
+#include "flotilla/scheduler/Campaign.h"
+#include "flotilla/scheduler/Stages.h"
+
+namespace flotilla::scheduler {
+namespace {
+
+// RESULTS.stageK.h5 beside RESULTS.h5.
+std::filesystem::path stage_path(const std::filesystem::path& results, int stage) {
+  return results.parent_path() /
+         fmt::format("{}.stage{}{}", results.stem().string(), stage, results.extension().string());
+}
+
+// The settings of stage `stage`: the campaign's, with the incumbent as baseline and every
+// parameter outside `component` pinned to the incumbent's value (stage 0, no component: the
+// baseline alone, for its profile).
+Settings stage_settings(const std::function<Settings()>& load, int stage, const std::string& incumbent,
+                        const Component* component) {
+  Settings s = load();
+  const auto campaign_results = s.results;
+  s.results = stage_path(campaign_results, stage);
+  if (s.slurm.jobs_dir == campaign_results.string() + ".jobs") s.slurm.jobs_dir = s.results.string() + ".jobs";
+  s.name += fmt::format(".stage{}", stage);
+  s.staged = false;
+  s.baseline = incumbent;
+  const auto pinned = s.space.parse_configuration(incumbent);
+  std::vector<bool> free(pinned.size(), false);
+  for (std::size_t i = 0; i < free.size(); ++i)
+    free[i] = component && std::find(component->params.begin(), component->params.end(),
+                                     s.space.parameters()[i].name) != component->params.end();
+  std::string description = component ? fmt::format("stage {}: only {}'s parameters vary ({}), the others are the "
+                                                     "baseline's", stage, component->name,
+                                                     fmt::join(component->params, " "))
+                                       : "stage 0: the baseline alone (its profile)";
+  s.space.add_predicate(std::move(description), [pinned, free](const search::Configuration& c) {
+    for (std::size_t i = 0; i < c.size(); ++i)
+      if (!free[i] && c[i] != pinned[i]) return false;
+    return true;
+  });
+  if (!component) s.budget = 0;
+  return s;
+}
+
+// What a finished stage file says.
+struct StageOutcome {
+  std::filesystem::path file;
+  std::optional<results::CandidateSummary> baseline;  // the incumbent, measured again in this stage
+  std::optional<results::CandidateSummary> best;      // the best verified candidate
+  std::size_t explored = 0;
+  std::size_t rolled_back = 0;
+  int shards = 0;
+};
+
+StageOutcome read_stage(const std::filesystem::path& file) {
+  const auto summary = results::summarize(results::Store::open_read(file));
+  StageOutcome o{.file = file, .shards = summary.campaign.shards};
+  if (summary.baseline) o.baseline = summary.candidates[*summary.baseline];
+  if (summary.best && summary.best_verified) o.best = summary.candidates[*summary.best];
+  o.explored = static_cast<std::size_t>(std::count_if(summary.candidates.begin(), summary.candidates.end(),
+                                                      [](const auto& c) { return c.record.origin != "baseline"; }));
+  o.rolled_back = summary.count(results::CandidateStatus::rolled_back);
+  return o;
+}
+
+std::map<std::string, double> profile_of(const std::vector<Component>& components,
+                                         const results::CandidateSummary& candidate) {
+  std::map<std::string, double> shares;
+  for (const auto& c : components)
+    if (auto it = candidate.metrics.find(c.share_metric); it != candidate.metrics.end()) shares[c.share_metric] = it->second;
+  return shares;
+}
+
+std::string profile_text(const std::vector<Component>& components, const std::map<std::string, double>& shares) {
+  std::vector<std::string> parts;
+  for (const auto& c : components)
+    if (auto it = shares.find(c.share_metric); it != shares.end()) parts.push_back(c.name + " " + percent(it->second));
+  return parts.empty() ? "none" : fmt::format("{}", fmt::join(parts, ", "));
+}
+
+// The words of a configuration text that set one of `params`.
+std::string settings_of(const std::string& config, const std::vector<std::string>& params) {
+  std::istringstream in(config);
+  std::vector<std::string> chosen;
+  for (std::string word; in >> word;)
+    if (std::find(params.begin(), params.end(), word.substr(0, word.find('='))) != params.end()) chosen.push_back(word);
+  return fmt::format("{}", fmt::join(chosen, " "));
+}
+
+std::string verification(const results::CandidateSummary& c, int shards) {
+  return fmt::format("verified {}/{} shards", c.shards_passed, shards);
+}
+
+}  // namespace
+
+int run_staged_campaign(const std::function<Settings()>& load, const RunOptions& options, std::ostream& out,
+                        std::ostream& err) {
+  const Settings base = load();
+  const auto started = std::chrono::steady_clock::now();
+  const auto& objective = base.objective;
+
+  // Stage 0: the baseline's profile (and its verification).
+  auto profile_settings = stage_settings(load, 0, *base.baseline, nullptr);
+  err << fmt::format("stage 0: profiling the baseline ({})\n", profile_settings.results.string());
+  if (run_campaign(profile_settings, options, err, err) == kExitInterrupted) return kExitInterrupted;
+  const auto profile = read_stage(profile_settings.results);
+  out << fmt::format("{}: staged by bottleneck (threshold {})\n", base.name, percent(base.stage_threshold));
+  if (!profile.best) {
+    const auto why = profile.baseline ? profile.baseline->reason : std::string("not recorded");
+    out << fmt::format("profile    the baseline did not verify ({}): nothing to stage from   {}\n", why,
+                       profile.file.string());
+    return kExitNothingVerified;
+  }
+  auto incumbent = *profile.best;
+  auto shares = profile_of(base.components, incumbent);
+  out << fmt::format("profile    {} {:.4g} ({}); shares: {}   {}\n", objective, *incumbent.objective,
+                     verification(incumbent, profile.shards), profile_text(base.components, shares),
+                     profile.file.string());
+
+  std::vector<StageRecord> history;
+  double overall = 1.0;
+  int last_stage = 0, incumbent_stage = 0;
+  std::string stop;
+  for (int k = 1;; ++k) {
+    const auto decision = next_stage(base.components, shares, history, base.stage_threshold);
+    if (decision.stop) {
+      stop = decision.reason;
+      break;
+    }
+    const auto& component = *std::find_if(base.components.begin(), base.components.end(),
+                                          [&](const Component& c) { return c.name == decision.component; });
+    auto settings = stage_settings(load, k, incumbent.record.config, &component);
+    err << fmt::format("stage {}: {} ({})\n", k, decision.reason, settings.results.string());
+    if (run_campaign(settings, options, err, err) == kExitInterrupted) return kExitInterrupted;
+    const auto o = read_stage(settings.results);
+    last_stage = k;
+    const auto head = fmt::format("stage {:<4} bottleneck {} (share {}): explored {}, {} rolled back;", k,
+                                  component.name, percent(decision.share), o.explored, o.rolled_back);
+    if (!o.baseline || !o.baseline->objective || !o.best) {
+      out << fmt::format("{} chosen none (incumbent kept): {}   {}\n", head,
+                         !o.best ? "nothing verified" : "the incumbent's measurement failed", o.file.string());
+      stop = fmt::format("stage {} could not compare against the incumbent", component.name);
+      break;
+    }
+    const double before = *o.baseline->objective, after = *o.best->objective;
+    const bool accepted = o.best->record.id != o.baseline->record.id && stage_gain(before, after, base.maximize) > 0;
+    const double gain = accepted ? stage_gain(before, after, base.maximize) : 0.0;
+    const auto& chosen = accepted ? *o.best : *o.baseline;
+    out << fmt::format("{} chosen {}; {} {:.4g} -> {:.4g} (+{}); {}   {}\n", head,
+                       accepted ? settings_of(chosen.record.config, component.params) : "none (incumbent kept)",
+                       objective, before, accepted ? after : before, percent(gain),
+                       chosen.status == results::CandidateStatus::verified ? verification(chosen, o.shards)
+                                                                           : "incumbent verified in an earlier stage",
+                       o.file.string());
+    history.push_back({.component = component.name, .gain = gain});
+    overall *= 1.0 + gain;
+    if (accepted) {
+      incumbent = *o.best;
+      incumbent_stage = k;
+    }
+    shares = profile_of(base.components, chosen);  // the re-profile
+  }
+
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  out << fmt::format("stop       {}\n", stop);
+  out << fmt::format("baseline   {} {:.4g} (verified)   {}\n", objective, *profile.best->objective,
+                     profile.best->record.config);
+  out << fmt::format("best       {} {:.4g} (verified in stage {}, {:.2f}x over the stages)   {}\n", objective,
+                     *incumbent.objective, incumbent_stage, overall, incumbent.record.config);
+  out << fmt::format("results    {} .. {}  ({} stages in {:.1f} s; flotilla results summary FILE)\n",
+                     profile.file.string(), stage_path(base.results, last_stage).string(), last_stage, seconds);
+  return kExitOk;
+}
+
+}  // namespace flotilla::scheduler
