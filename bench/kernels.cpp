@@ -11,6 +11,8 @@
 //    its largest component (seeded sample of the stage's grid, median of 5), verify the fastest
 //    candidates in order (tokens identical to greedy, 2 prompts) until one passes and beats the
 //    incumbent, accept or roll back, re-profile, stop when a stage gains < 3%.
+// 4. The engine at the chosen kernels against its weight-streaming bound (copy bandwidth / bytes
+//    of weights per forward), and speculative decoding (n-gram, draft model) against greedy.
 // Ends with one JSON line.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
@@ -269,8 +271,54 @@ json decode_intent(const fk::Params& model, int budget, int repeats, double thre
     if (baseline_params.at(k) != v) changed[k] = v;
   std::printf("decode: baseline %.1f tokens/s -> best %.1f tokens/s, %.2fx (median of 7 interleaved rounds): %s\n",
               base_again, best_again, final.ratio, text(changed, changed).c_str());
+  json best_params = json::object();
+  for (const auto& [k, v] : incumbent) best_params[k] = v;
   return json{{"baseline_tokens_per_s", base_again}, {"best_tokens_per_s", best_again}, {"gain", final.ratio},
-              {"best", text(changed, changed)}, {"first_baseline_tokens_per_s", baseline}, {"stages", stages}};
+              {"best", text(changed, changed)}, {"first_baseline_tokens_per_s", baseline}, {"stages", stages},
+              {"best_params", best_params}};
+}
+
+// Bytes of weights one decode forward streams: per layer wqkv (3 d^2), wo (d^2), w1 and w2
+// (2 d ffn), then lm_head (vocab d); 4 bytes each in fp32, 2 in bf16 (DecodeEngine.h). Greedy
+// decoding reads them once per token, so copy bandwidth / these bytes bounds its tokens/s; a
+// speculative forward verifies several tokens per pass, which is how it can beat that bound.
+double weight_bytes_per_forward(const fk::Params& p) {
+  const double d = std::stod(p.at("d_model")), ffn = std::stod(p.at("ffn")), layers = std::stod(p.at("layers"));
+  const double vocab = std::stod(p.at("vocab")), bytes = p.at("weights") == "bf16" ? 2 : 4;
+  return bytes * (layers * (4 * d * d + 2 * d * ffn) + vocab * d);
+}
+
+// The engine at the chosen kernel settings, greedy against both drafters (interleaved, median
+// per-round ratio), next to the weight-streaming bound measured with this run's copy bandwidth.
+json decode_bounds(const fk::Params& model, const json& best, const Stream& roof, int rounds) {
+  const fk::KernelFamily& f = *fk::find_family("decode");
+  fk::Params greedy = fk::resolve_params(f, model);
+  if (best.contains("best_params"))
+    for (const auto& [k, v] : best["best_params"].items()) greedy[k] = v.get<std::string>();
+  greedy["drafter"] = "none";
+  const double bytes = weight_bytes_per_forward(greedy);
+  const double bound = roof.copy_gbps * 1e9 / bytes;
+  const Measured plain = measure(f, greedy, "tokens_per_s", rounds);
+  std::printf("decode bound: %.2f MB of weights per forward; copy %.2f GB/s -> at most %.1f greedy tokens/s; "
+              "greedy at the chosen kernels %.1f tokens/s = %.2f of the bound\n",
+              bytes / 1e6, roof.copy_gbps, bound, plain.value, plain.value / bound);
+  json out{{"weight_bytes_per_forward", bytes}, {"streaming_bound_tokens_per_s", bound},
+           {"greedy_tokens_per_s", plain.value}, {"greedy_fraction_of_bound", plain.value / bound}};
+  for (const char* drafter : {"ngram", "model"}) {
+    fk::Params spec = greedy;
+    spec["drafter"] = drafter;
+    const AB ab = ab_compare(f, greedy, spec, "tokens_per_s", rounds);
+    const Measured m = measure(f, spec, "tokens_per_s", 1);
+    std::printf("speculative %-5s k=%s: %.1f vs greedy %.1f tokens/s: %.2fx (median of %d interleaved rounds), "
+                "accept rate %.2f, %.2f tokens per forward\n",
+                drafter, spec.at("k").c_str(), ab.b, ab.a, ab.ratio, rounds, m.metrics.count("accept_rate") ? m.metrics.at("accept_rate") : 0.0,
+                m.metrics.count("tokens_per_forward") ? m.metrics.at("tokens_per_forward") : 0.0);
+    out[std::string("speculative_") + drafter] = {
+        {"tokens_per_s", ab.b}, {"greedy_tokens_per_s", ab.a}, {"ratio", ab.ratio},
+        {"accept_rate", m.metrics.count("accept_rate") ? m.metrics.at("accept_rate") : 0.0},
+        {"tokens_per_forward", m.metrics.count("tokens_per_forward") ? m.metrics.at("tokens_per_forward") : 0.0}};
+  }
+  return out;
 }
 
 }  // namespace
@@ -299,6 +347,7 @@ int main(int argc, char** argv) {
   const fk::Params model = quick ? fk::Params{{"layers", "2"}, {"d_model", "128"}, {"ffn", "256"}, {"vocab", "256"}, {"tokens", "32"}}
                                  : fk::Params{{"tokens", "64"}};
   out["decode"] = decode_intent(model, quick ? 4 : 12, quick ? 3 : 5, 0.03);  // tokens/s is the noisiest: 5 repeats
+  out["decode_bounds"] = decode_bounds(model, out["decode"], roof, quick ? 3 : 5);
   std::printf("%s\n", out.dump().c_str());
   return 0;
 }
