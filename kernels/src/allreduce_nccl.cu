@@ -10,6 +10,7 @@
 #include <string>
 
 #include "AllreduceNcclRun.h"
+#include "CudaCheck.h"
 #include "DecodeCudaRun.h"
 
 namespace flotilla::kernels::nccl_allreduce {
@@ -20,16 +21,10 @@ struct Failure : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-void cuda_check(cudaError_t err, const char* call, const char* file, int line) {
-  if (err != cudaSuccess)
-    throw Failure(std::string(call) + " failed: " + cudaGetErrorString(err) + " (" + cudaGetErrorName(err) + ", " + file +
-                  ":" + std::to_string(line) + ")");
-}
 void nccl_check(ncclResult_t rc, const char* call, const char* file, int line) {
   if (rc != ncclSuccess)
     throw Failure(std::string(call) + " failed: " + ncclGetErrorString(rc) + " (" + file + ":" + std::to_string(line) + ")");
 }
-#define FLOTILLA_CUDA_CHECK(call) cuda_check((call), #call, __FILE__, __LINE__)
 #define FLOTILLA_NCCL_CHECK(call) nccl_check((call), #call, __FILE__, __LINE__)
 
 class Buffer {
@@ -83,15 +78,7 @@ class Event {
 
 }  // namespace
 
-std::string unavailable() {
-  int count = 0;  // left unchanged when cudaGetDeviceCount fails (error 35 without a driver)
-  const cudaError_t err = cudaGetDeviceCount(&count);
-  if (err != cudaSuccess) {
-    return "no usable CUDA device: cudaGetDeviceCount failed: " + std::string(cudaGetErrorString(err)) + " (" +
-           cudaGetErrorName(err) + " = " + std::to_string(static_cast<int>(err)) + ")";
-  }
-  return count == 0 ? "no usable CUDA device: cudaGetDeviceCount found 0 devices" : "";
-}
+std::string unavailable() { return cuda::unavailable().value_or(""); }
 
 std::string unique_id() {
   static_assert(sizeof(ncclUniqueId) == id_bytes, "NCCL_UNIQUE_ID_BYTES changed");
@@ -145,6 +132,9 @@ Run run(const std::string& id, int rank, int ranks, bool fused, bool norm_fused,
   } catch (const Failure& e) {
     result.outcome = Outcome::failed;
     result.message = e.what();
+  } catch (const cuda::CudaFailure& e) {
+    result.outcome = Outcome::failed;
+    result.message = e.message;
   }
   return result;
 }

@@ -15,34 +15,15 @@
 #include <string>
 #include <vector>
 
+#include "CudaCheck.h"
 #include "MetadataRun.h"
 
 namespace flotilla::kernels::metadata {
 
 namespace {
 
-struct CudaFailure {
-  std::string message;
-};
-
-void check(cudaError_t err, const char* call, const char* file, int line) {
-  if (err != cudaSuccess) {
-    throw CudaFailure{std::string(call) + " failed: " + cudaGetErrorString(err) + " (" + cudaGetErrorName(err) + ", " +
-                      file + ":" + std::to_string(line) + ")"};
-  }
-}
-#define FLOTILLA_CUDA_CHECK(call) check((call), #call, __FILE__, __LINE__)
-
-std::optional<std::string> unavailable() {
-  int count = 0;  // left unchanged when cudaGetDeviceCount fails (error 35 without a driver)
-  const cudaError_t err = cudaGetDeviceCount(&count);
-  if (err != cudaSuccess) {
-    return "no usable CUDA device: cudaGetDeviceCount failed: " + std::string(cudaGetErrorString(err)) + " (" +
-           cudaGetErrorName(err) + " = " + std::to_string(static_cast<int>(err)) + ")";
-  }
-  if (count == 0) return std::string("no usable CUDA device: cudaGetDeviceCount found 0 devices");
-  return std::nullopt;
-}
+using cuda::CudaFailure;
+using cuda::unavailable;
 
 // RAII owners; destructors never throw.
 template <class T>

@@ -11,6 +11,7 @@
 #include <string>
 #include <utility>
 
+#include "CudaCheck.h"
 #include "StencilRun.h"
 #include "flotilla/kernels/Stencil.h"
 
@@ -18,17 +19,8 @@ namespace flotilla::kernels::stencil {
 
 namespace {
 
-struct CudaFailure {
-  std::string message;
-};
-
-void check(cudaError_t err, const char* call, const char* file, int line) {
-  if (err != cudaSuccess) {
-    throw CudaFailure{std::string(call) + " failed: " + cudaGetErrorString(err) + " (" +
-                      cudaGetErrorName(err) + ", " + file + ":" + std::to_string(line) + ")"};
-  }
-}
-#define FLOTILLA_CUDA_CHECK(call) check((call), #call, __FILE__, __LINE__)
+using cuda::CudaFailure;
+using cuda::unavailable;
 
 // Owns one device allocation; the destructor never throws (a failed cudaFree is ignored).
 template <class T>
@@ -70,17 +62,6 @@ __global__ void jacobi_sweep(const Scalar* __restrict__ in, Scalar* __restrict__
   }
 }
 
-// Why the GPU cannot be used, or nothing when it can.
-std::optional<std::string> unavailable() {
-  int count = 0;  // cudaGetDeviceCount leaves it unchanged when it fails (error 35 without a driver)
-  const cudaError_t err = cudaGetDeviceCount(&count);
-  if (err != cudaSuccess) {
-    return "no usable CUDA device: cudaGetDeviceCount failed: " + std::string(cudaGetErrorString(err)) +
-           " (" + cudaGetErrorName(err) + " = " + std::to_string(static_cast<int>(err)) + ")";
-  }
-  if (count == 0) return std::string("no usable CUDA device: cudaGetDeviceCount found 0 devices");
-  return std::nullopt;
-}
 
 template <class Scalar, int Unroll>
 Sweeps run_typed(const Variant& v, Mode mode) {
