@@ -30,16 +30,7 @@ grep -q "budget of .* spent\|exhausted" "$work/second.log" || { echo "resumed ca
 # Slurm (CHECK_JOBS_DIR=1): the restarted scheduler re-attached to its jobs instead of submitting
 # their tasks again, so no (task, attempt) appears in two job manifests.
 if [ "${CHECK_JOBS_DIR:-0}" = 1 ]; then
-  /usr/bin/python3 - "$h5.jobs" <<'PY'
-import collections, glob, json, sys
-seen = collections.Counter()
-for manifest in glob.glob(sys.argv[1] + "/*/manifest.json"):
-    for task in json.load(open(manifest))["tasks"]:
-        seen[(task["id"], task.get("attempt", 0))] += 1
-twice = [k for k, n in seen.items() if n > 1]
-print(f"{len(seen)} tasks in job manifests; submitted twice: {twice[:5]}")
-sys.exit(1 if twice else 0)
-PY
+  /usr/bin/python3 "$(dirname "$0")/check_job_manifests.py" "$h5.jobs"
 fi
 # A deterministic campaign (COMPARE_WITH_CLEAN=1) must record exactly as many trials as an
 # uninterrupted run of it; a benchmark's noisy objectives may change which candidates are verified.

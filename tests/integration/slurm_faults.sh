@@ -201,14 +201,5 @@ esac
 grep -q "budget of .* spent\|exhausted" "$work/run.log" || { echo "campaign did not finish"; cat "$work/run.log"; exit 1; }
 $py "$here/check_campaign.py" "$h5"
 $py "$here/expect_summary.py" "$flotilla" "$h5" best_config="$winner" best_verified
-$py - "$jobs" <<'PY'
-import collections, glob, json, sys
-seen = collections.Counter()
-for manifest in glob.glob(sys.argv[1] + "/*/manifest.json"):
-    for task in json.load(open(manifest))["tasks"]:
-        seen[(task["id"], task.get("attempt", 0))] += 1
-twice = [k for k, n in seen.items() if n > 1]
-print(f"{len(seen)} tasks in job manifests; submitted twice: {twice[:5]}")
-sys.exit(1 if twice else 0)
-PY
+$py "$here/check_job_manifests.py" "$jobs"
 echo "slurm $mode ok"
