@@ -4,8 +4,11 @@
 // per resource set (a job array cut at MaxArraySize into several); submit_waiting() submits each
 // once its back-off, the user's MaxSubmitJobs and the jobs it depends on allow; poll() follows
 // every active job with one query, streams the results its workers record while it runs (SWMR
-// reads of its results files), and when a job (every element of an array) has ended, returns
-// the rest of its recorded results and its other tasks as lost.
+// reads of its results files, refreshed every 50 ms between queries), and when a job (every
+// element of an array) has ended, returns the rest of its recorded results and its other tasks
+// as lost. A job whose every task has reported is done for the campaign at once: the worker's
+// results file holds them, and waiting for Slurm to see the job end (MPI_Finalize, srun and
+// the batch script exiting, the next query) would only delay the campaign.
 #include "SlurmBackend.h"
 
 #include <unistd.h>
@@ -31,7 +34,8 @@ namespace flotilla::jobs {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr auto kPollInterval = std::chrono::milliseconds(250);
+constexpr auto kPollInterval = std::chrono::milliseconds(250);  // Slurm queries
+constexpr auto kReadInterval = std::chrono::milliseconds(50);   // open results files of running jobs
 
 double epoch_seconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -96,9 +100,12 @@ class SlurmBackend final : public Backend {
     make_jobs();
     for (;;) {
       submit_waiting();
-      if (Clock::now() - m_last_poll >= kPollInterval) poll();
+      if (Clock::now() - m_last_poll >= kPollInterval)
+        poll();
+      else if (Clock::now() - m_last_read >= kReadInterval)
+        read_running();
       if (!m_ready.empty() || Clock::now() >= deadline) break;
-      std::this_thread::sleep_for(std::min<Clock::duration>(std::chrono::milliseconds(50), deadline - Clock::now()));
+      std::this_thread::sleep_for(std::min<Clock::duration>(std::chrono::milliseconds(10), deadline - Clock::now()));
     }
     std::vector<TaskResult> out(std::make_move_iterator(m_ready.begin()), std::make_move_iterator(m_ready.end()));
     m_ready.clear();
@@ -304,7 +311,7 @@ class SlurmBackend final : public Backend {
   }
 
   void poll() {
-    m_last_poll = Clock::now();
+    m_last_poll = m_last_read = Clock::now();
     std::vector<std::uint32_t> ids;
     for (const auto& job : m_jobs)
       if (job.slurm_id != 0) ids.push_back(job.slurm_id);
@@ -330,7 +337,40 @@ class SlurmBackend final : public Backend {
              TaskStatus::lost);
       job.tasks.clear();
     }
-    std::erase_if(m_jobs, [](const Job& j) { return j.tasks.empty(); });
+    retire_reported();
+  }
+
+  // Between two queries: new results in the files already open for the running jobs (no
+  // directory listing, no Slurm call), so a job's last result is seen within kReadInterval.
+  void read_running() {
+    m_last_read = Clock::now();
+    bool any = false;
+    for (auto& job : m_jobs) {
+      if (job.slurm_id == 0 || !m_running.contains(job.slurm_id)) continue;
+      for (auto it = job.readers.begin(); it != job.readers.end();) {
+        try {
+          for (const auto& record : it->second.read_new()) take(from_job_record(record));
+          ++it;
+        } catch (const results::StoreError&) {
+          it = job.readers.erase(it);  // opened again at the next query
+        }
+      }
+      any = true;
+    }
+    if (any) retire_reported();
+  }
+
+  // Drops the jobs whose every task has come back (none is pending any more), whatever Slurm
+  // says of them yet: their results are returned and kept in their results files. Such a job is
+  // left to end by itself, not cancelled.
+  void retire_reported() {
+    std::erase_if(m_jobs, [&](const Job& j) {
+      if (j.slurm_id == 0 && !j.tasks.empty()) return false;  // not submitted yet
+      const bool reported =
+          std::none_of(j.tasks.begin(), j.tasks.end(), [&](std::uint64_t id) { return m_pending.contains(id); });
+      if (reported) m_running.erase(j.slurm_id);
+      return reported;
+    });
   }
 
   // Results recorded so far by a running job's workers, returned as they arrive so the campaign
@@ -462,6 +502,7 @@ class SlurmBackend final : public Backend {
   std::map<std::filesystem::path, std::set<std::uint64_t>> m_unsubmitted;  // folders `flotilla sbatch` wrote
   std::uint32_t m_max_array_size = 0;                                      // 0: not asked yet
   Clock::time_point m_last_poll{};
+  Clock::time_point m_last_read{};
   int m_counter = 0;
 };
 

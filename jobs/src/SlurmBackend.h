@@ -7,7 +7,10 @@
 // found by its name and followed like the backend's own.
 //
 // Invariants:
-//  - Job states are read with one query for all active jobs per poll (at most every 250 ms).
+//  - Job states are read with one query for all active jobs per poll (at most every 250 ms);
+//    between two queries only the results files already open are read again (every 50 ms).
+//  - A job whose every task has come back is dropped at once, before Slurm reports it ended: it
+//    is left to end by itself, never cancelled, and its results stay in its results files.
 //  - Every task comes back exactly once: with the worker's result, or as `lost` (reason names
 //    the job and how it ended) when its job ended FAILED, TIMEOUT, NODE_FAIL, PREEMPTED,
 //    CANCELLED or vanished before the task reported; the caller re-runs lost tasks with the next

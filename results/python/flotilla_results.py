@@ -252,8 +252,11 @@ class Campaign:
             "kind": [_text(k) for k in event_rows["kind"]],
             "detail": [_text(d) for d in event_rows["detail"]],
         })
+        # With a test gate, its verdict (evaluate index `shards`) is one more required trial.
+        shards = int(self.info.get("shards", 0))
+        required = shards + 1 if shards > 0 and self.info.get("test_gate") else shards
         summary = _summarize(self.candidates, self.trials, self.metrics,
-                             int(self.info.get("repeats", 1)), int(self.info.get("shards", 0)))
+                             int(self.info.get("repeats", 1)), required)
         params = pd.DataFrame([dict(w.split("=", 1) for w in c.split() if "=" in w)
                                for c in self.candidates["config"]], index=self.candidates.index)
         params = params.rename(columns={p: f"param.{p}" for p in params.columns if p in summary.columns

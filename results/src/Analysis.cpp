@@ -81,21 +81,24 @@ std::string_view to_string(CandidateStatus status) {
 }
 
 CandidateSummary summarize_candidate(const CandidateRecord& candidate, const std::vector<const TrialRecord*>& trials,
-                                     int repeats, int shards) {
+                                     int repeats, int shards, bool test_gate) {
   CandidateSummary s{.record = candidate};
   summarize_explore(s, latest(trials, TrialKind::explore), repeats);
   if (s.status != CandidateStatus::explored || shards == 0) return s;
+  const int required = shards + (test_gate ? 1 : 0);
   for (const auto& [index, t] : latest(trials, TrialKind::evaluate)) {
-    if (index >= shards) continue;
+    if (index >= required) continue;
     ++s.shards_done;
     if (t->status == TrialStatus::ok) {
       ++s.shards_passed;
+    } else if (s.reason.empty() && index == shards) {
+      s.reason = fmt::format("test gate: {}", t->reason);
     } else if (s.reason.empty()) {
       auto detail = last_message_line(t->output_tail);
       s.reason = fmt::format("shard {}/{}: {}{}{}", index, shards, t->reason, detail.empty() ? "" : ": ", detail);
     }
   }
-  if (s.shards_passed == shards) s.status = CandidateStatus::verified;
+  if (s.shards_passed == required) s.status = CandidateStatus::verified;
   else if (s.shards_done > s.shards_passed) s.status = CandidateStatus::rolled_back;
   return s;
 }
@@ -131,7 +134,8 @@ CampaignSummary summarize(const CampaignInfo& campaign, const std::vector<Candid
   }
   const bool maximize = campaign.direction != "minimize";
   for (std::size_t i = 0; i < candidates.size(); ++i) {
-    summary.candidates.push_back(summarize_candidate(candidates[i], by_candidate[i], campaign.repeats, campaign.shards));
+    summary.candidates.push_back(summarize_candidate(candidates[i], by_candidate[i], campaign.repeats, campaign.shards,
+                                                     !campaign.test_gate.empty()));
     const auto& c = summary.candidates.back();
     if (c.record.origin == "baseline" && !summary.baseline) summary.baseline = i;
     const bool eligible = campaign.shards > 0 ? c.status == CandidateStatus::verified : c.status == CandidateStatus::explored;

@@ -107,6 +107,7 @@ void write_header(hid_t file, const CampaignInfo& info) {
   h5::write_attribute(id, "direction", info.direction);
   h5::write_attribute(id, "repeats", info.repeats);
   h5::write_attribute(id, "shards", info.shards);
+  if (!info.test_gate.empty()) h5::write_attribute(id, "test_gate", info.test_gate);
   h5::write_attribute(id, "seed", std::uint64_t{info.seed});
   h5::write_attribute(id, "flotilla_version", info.flotilla_version);
   h5::write_attribute(id, "host", info.host);
@@ -124,6 +125,7 @@ CampaignInfo read_campaign(hid_t file) {
   info.direction = h5::read_string_attribute(id, "direction");
   info.repeats = static_cast<std::int32_t>(h5::read_int_attribute(id, "repeats"));
   info.shards = static_cast<std::int32_t>(h5::read_int_attribute(id, "shards"));
+  if (h5::has_attribute(id, "test_gate")) info.test_gate = h5::read_string_attribute(id, "test_gate");
   info.seed = h5::read_uint_attribute(id, "seed");
   info.flotilla_version = h5::read_string_attribute(id, "flotilla_version");
   info.host = h5::read_string_attribute(id, "host");

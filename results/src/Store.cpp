@@ -1,5 +1,5 @@
 // Store.cpp — the campaign store: tables opened once, rows appended and flushed one record at
-// a time, read back whole.
+// a time (or one group at a time, Store::Group), read back whole.
 //
 // Invariants (beyond Store.h's):
 //  - add_trial writes the trial's metrics first and the trial row last: the trial row commits
@@ -8,6 +8,11 @@
 //  - Only the writer caches counts and the trial-key set; it is the file's only writer
 //    (WriterLock), so the cache cannot go stale.
 //  - After a write fails half-way the Store refuses further writes: reopening is what repairs.
+//  - A group's rows wait in m_pending with their final row numbers already counted (candidate
+//    ids, trial indices of metrics, the trial-key set), so committing appends them unchanged.
+//    The commit keeps add_trial's order across the whole group: every metric row is flushed
+//    before the trial rows that commit them, and events (which may state decisions drawn from
+//    those trials) come last.
 #include "CampaignFile.h"
 #include "Hdf5.h"
 #include "Schema.h"
@@ -56,6 +61,19 @@ struct Store::Impl {
   hsize_t m_candidate_count = 0;
   hsize_t m_trial_count = 0;
   bool m_broken = false;
+
+  // Rows of the open Store::Group, written when the outermost one commits.
+  struct Pending {
+    std::vector<schema::CandidateRow> candidates;
+    std::vector<schema::MetricRow> metrics;
+    std::vector<schema::TrialRow> trials;
+    std::vector<schema::EventRow> events;
+    bool empty() const { return candidates.empty() && metrics.empty() && trials.empty() && events.empty(); }
+  };
+  int m_group_depth = 0;
+  Pending m_pending;
+
+  bool grouping() const { return m_group_depth > 0; }
 
   void open_tables() {
     m_types = schema::make_memory_types();
@@ -127,12 +145,36 @@ struct Store::Impl {
       throw;
     }
   }
+
+  // Appends and flushes every row the group holds (a no-op when it holds none).
+  void commit_pending() {
+    if (m_pending.empty()) return;
+    Pending rows = std::move(m_pending);
+    m_pending = {};
+    write([&] {
+      const auto append = [](const h5::Handle& table, const h5::Handle& type, const auto& list) {
+        if (!list.empty()) h5::append_rows(table.id(), type.id(), list.data(), list.size());
+      };
+      append(m_candidates, m_types.candidate, rows.candidates);
+      append(m_metrics, m_types.metric, rows.metrics);
+      append(m_trials, m_types.trial, rows.trials);
+      append(m_events, m_types.event, rows.events);
+    });
+  }
 };
 
 Store::Store(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
 Store::Store(Store&&) noexcept = default;
 Store& Store::operator=(Store&&) noexcept = default;
-Store::~Store() = default;
+Store::~Store() {
+  // A Group must not outlive its Store; rows that one still holds when the Store closes are written.
+  if (!m_impl || m_impl->m_mode != Impl::Mode::write || m_impl->m_broken) return;
+  try {
+    m_impl->commit_pending();
+  } catch (...) {
+    // Nobody is left to report to: the records of that group are lost, as after a crash.
+  }
+}
 
 Store Store::create(const std::filesystem::path& path, const CampaignInfo& info) {
   h5::init();
@@ -207,6 +249,7 @@ const std::filesystem::path& Store::path() const { return m_impl->m_path; }
 const CampaignInfo& Store::campaign() const { return m_impl->m_campaign; }
 
 std::vector<CandidateRecord> Store::candidates() const {
+  m_impl->commit_pending();
   return with_path(m_impl->m_path, [&] {
     m_impl->refresh(m_impl->m_candidates);
     const auto rows = h5::read_table<schema::CandidateRow>(m_impl->m_candidates.id(),
@@ -219,6 +262,7 @@ std::vector<CandidateRecord> Store::candidates() const {
 }
 
 std::vector<TrialRecord> Store::trials() const {
+  m_impl->commit_pending();
   return with_path(m_impl->m_path, [&] {
     // Trials before metrics: a trial row is written after its metrics, so every trial read
     // here finds its metrics below; metrics of trials appended in between are skipped.
@@ -240,6 +284,7 @@ std::vector<TrialRecord> Store::trials() const {
 }
 
 std::vector<EventRecord> Store::events() const {
+  m_impl->commit_pending();
   return with_path(m_impl->m_path, [&] {
     m_impl->refresh(m_impl->m_events);
     const auto rows =
@@ -258,10 +303,11 @@ void Store::add_candidate(const CandidateRecord& record) {
     throw StoreError(impl.m_path.string() + ": candidate id " + std::to_string(record.id) +
                      " is out of order (expected " + std::to_string(impl.m_candidate_count) + ")");
   }
-  impl.write([&] {
-    const schema::CandidateRow row = schema::to_row(record);
-    h5::append_rows(impl.m_candidates.id(), impl.m_types.candidate.id(), &row, 1);
-  });
+  const schema::CandidateRow row = schema::to_row(record);
+  if (impl.grouping())
+    impl.m_pending.candidates.push_back(row);
+  else
+    impl.write([&] { h5::append_rows(impl.m_candidates.id(), impl.m_types.candidate.id(), &row, 1); });
   ++impl.m_candidate_count;
 }
 
@@ -270,16 +316,21 @@ bool Store::add_trial(const TrialRecord& record) {
   impl.require_writable();
   const TrialKey key = key_of(record.candidate, record.kind, record.index, record.attempt);
   if (impl.m_trial_keys.contains(key)) return false;
-  impl.write([&] {
-    const auto trial_index = static_cast<std::int64_t>(impl.m_trial_count);
-    std::vector<schema::MetricRow> rows;
-    for (const Metric& metric : record.metrics) rows.push_back(schema::to_row(metric, trial_index));
-    if (!rows.empty()) {
-      h5::append_rows(impl.m_metrics.id(), impl.m_types.metric.id(), rows.data(), rows.size());
-    }
-    const schema::TrialRow row = schema::to_row(record);
-    h5::append_rows(impl.m_trials.id(), impl.m_types.trial.id(), &row, 1);
-  });
+  const auto trial_index = static_cast<std::int64_t>(impl.m_trial_count);
+  std::vector<schema::MetricRow> rows;
+  for (const Metric& metric : record.metrics) rows.push_back(schema::to_row(metric, trial_index));
+  const schema::TrialRow row = schema::to_row(record);
+  if (impl.grouping()) {
+    impl.m_pending.metrics.insert(impl.m_pending.metrics.end(), rows.begin(), rows.end());
+    impl.m_pending.trials.push_back(row);
+  } else {
+    impl.write([&] {
+      if (!rows.empty()) {
+        h5::append_rows(impl.m_metrics.id(), impl.m_types.metric.id(), rows.data(), rows.size());
+      }
+      h5::append_rows(impl.m_trials.id(), impl.m_types.trial.id(), &row, 1);
+    });
+  }
   impl.m_trial_keys.insert(key);
   ++impl.m_trial_count;
   return true;
@@ -289,20 +340,46 @@ bool has_live_writer(const std::filesystem::path& path) { return WriterLock::is_
 
 void Store::add_event(const EventRecord& record) {
   Impl& impl = *m_impl;
-  impl.write([&] {
-    const schema::EventRow row = schema::to_row(record);
-    h5::append_rows(impl.m_events.id(), impl.m_types.event.id(), &row, 1);
-  });
+  const schema::EventRow row = schema::to_row(record);
+  if (impl.grouping()) {
+    impl.require_writable();
+    impl.m_pending.events.push_back(row);
+    return;
+  }
+  impl.write([&] { h5::append_rows(impl.m_events.id(), impl.m_types.event.id(), &row, 1); });
 }
 
 std::int64_t Store::add_test_suite(const TestSuite& suite) {
   Impl& impl = *m_impl;
+  impl.commit_pending();
   return impl.write([&] { return impl.m_tests->add_suite(suite); });
 }
 
 bool Store::add_test_results(const CandidateTests& tests) {
   Impl& impl = *m_impl;
+  impl.commit_pending();
   return impl.write([&] { return impl.m_tests->add_run(tests); });
+}
+
+Store::Group::Group(Store& store) : m_store(&store) {
+  store.m_impl->require_writable();
+  ++store.m_impl->m_group_depth;
+}
+
+Store::Group::~Group() {
+  if (!m_open) return;
+  try {
+    commit();
+  } catch (...) {
+    // write() has marked the Store broken: its next write reports the failure.
+  }
+}
+
+void Store::Group::commit() {
+  if (!m_open) return;
+  m_open = false;
+  Impl& impl = *m_store->m_impl;
+  if (--impl.m_group_depth == 0) impl.commit_pending();
 }
 
 std::vector<std::int64_t> Store::tested_candidates() const {

@@ -89,7 +89,7 @@ std::string summary_json(const CampaignSummary& s, std::size_t top_k) {
   const auto& info = s.campaign;
   nlohmann::json j;
   j["campaign"] = {{"name", info.name},       {"objective", info.objective}, {"direction", info.direction},
-                   {"seed", info.seed},       {"repeats", info.repeats},     {"shards", info.shards},
+                   {"seed", info.seed},       {"repeats", info.repeats},     {"shards", info.shards}, {"test_gate", info.test_gate},
                    {"host", info.host},       {"flotilla_version", info.flotilla_version}, {"created", info.created}};
   j["progress"] = {{"candidates", s.candidates.size()},
                    {"verified", s.count(CandidateStatus::verified)},

@@ -147,7 +147,8 @@ GateVerdict decide_gate(TestGate gate, const TestSummary& candidate, const TestS
   if (baseline == nullptr || against_baseline == nullptr)
     return {false, "the baseline's test outcomes are missing: nothing to compare with"};
   if (!against_baseline->regressions.empty()) {
-    return {false, fmt::format("{} regressions against the baseline", against_baseline->regressions.size())};
+    const auto n = against_baseline->regressions.size();
+    return {false, fmt::format("{} regression{} against the baseline", n, n == 1 ? "" : "s")};
   }
   if (candidate.pass < baseline->pass) {
     return {false, fmt::format("{} tests pass, fewer than the baseline's {}", candidate.pass, baseline->pass)};

@@ -27,6 +27,7 @@
 #include "flotilla/scheduler/Planning.h"
 #include "flotilla/search/Strategy.h"
 #include "Progress.h"
+#include "SuiteStage.h"
 
 namespace flotilla::scheduler {
 namespace {
@@ -69,7 +70,7 @@ std::string fingerprint_difference(const std::string& recorded, const std::strin
 class CampaignRunner {
  public:
   CampaignRunner(const Settings& s, const RunOptions& o, std::ostream& out, std::ostream& err)
-      : m_s(s), m_out(out), m_err(err), m_progress(err, o.live_progress) {
+      : m_s(s), m_out(out), m_err(err), m_progress(err, o.live_progress), m_suite(s, o.path_prepend) {
     jobs::SlurmResources slurm{.client = s.slurm.client, .shape = s.slurm.explore,
                                .stages = {{"explore", s.slurm.explore}, {"evaluate", s.slurm.evaluate}},
                                .workdir = s.slurm.jobs_dir, .job_prefix = s.name, .max_attempts = s.max_attempts,
@@ -118,6 +119,9 @@ class CampaignRunner {
       results::CampaignInfo info{.name = m_s.name, .config_text = m_s.config_text, .fingerprint = m_s.fingerprint(),
                                  .objective = m_s.objective, .direction = m_s.maximize ? "maximize" : "minimize",
                                  .repeats = m_s.repeats, .shards = m_s.evaluate_command.empty() ? 0 : m_s.shards,
+                                 .test_gate = !m_suite.active()                            ? std::string()
+                                              : m_s.require == results::TestGate::all_pass ? "all_pass"
+                                                                                           : "no_regression",
                                  .seed = m_s.seed, .flotilla_version = FLOTILLA_VERSION, .host = host_name(),
                                  .created = now_seconds()};
       m_store.emplace(results::Store::create(m_s.results, info));
@@ -129,6 +133,7 @@ class CampaignRunner {
       m_strategy->tell(m_configs[static_cast<std::size_t>(c.record.id)], told_value(c));
     if (m_candidates.empty() && m_s.baseline)
       add_candidates(0, {m_s.space.parse_configuration(*m_s.baseline)}, "baseline");
+    m_suite.set_reference(&*m_store, baseline_id());
   }
 
   static std::optional<double> told_value(const results::CandidateSummary& c) {
@@ -143,6 +148,9 @@ class CampaignRunner {
   }
 
   void add_candidates(int round, const std::vector<search::Configuration>& configs, const std::string& origin) {
+    // One flush for the batch, before any of its tasks reaches a backend: a crash before the
+    // commit loses only candidates that nothing has run for, and a resumed campaign asks again.
+    results::Store::Group group(*m_store);
     for (const auto& config : configs) {
       results::CandidateRecord record{.id = static_cast<std::int64_t>(m_candidates.size()), .round = round,
                                       .config = m_s.space.to_text(config), .origin = origin};
@@ -152,6 +160,7 @@ class CampaignRunner {
     }
     m_store->add_event({now_seconds(), "batch_proposed", fmt::format("round {}: {} candidates ({})", round,
                                                                      configs.size(), origin)});
+    group.commit();
   }
 
   // Runs one round; returns a non-empty reason when the campaign is over.
@@ -189,7 +198,10 @@ class CampaignRunner {
       m_strategy->tell(m_configs[static_cast<std::size_t>(id)], told_value(in_round.back()));
     }
     if (m_s.evaluate_command.empty()) return {};
-    if (pipelined) record_decisions(ids);
+    if (pipelined) {
+      run_test_gates(round, ids);
+      record_decisions(ids);
+    }
     for (const auto& c : in_round)
       if (c.record.origin == "baseline" && c.objective) evaluate(round, {c.record.id});
     // Waves: each rollback makes room for the next best candidate of the round.
@@ -207,7 +219,37 @@ class CampaignRunner {
 
   void evaluate(int round, const std::vector<std::int64_t>& ids) {
     run_phase(round, "evaluate", ids, results::TrialKind::evaluate, m_s.shards);
+    run_test_gates(round, ids);
     record_decisions(ids);
+  }
+
+  // Suites (SuiteStage.h): once a candidate's shards are in, one re-run of its failures, then
+  // its outcomes and the gate's verdict are recorded.
+  void run_test_gates(int round, const std::vector<std::int64_t>& ids) {
+    if (!m_suite.active()) return;
+    std::vector<jobs::TaskSpec> reruns;
+    for (auto id : ids)
+      if (m_suite.awaits_verdict(id, m_trials))
+        if (auto spec = m_suite.rerun_task(id, suite_argv(id), m_trials)) reruns.push_back(std::move(*spec));
+    run_tasks(round, "re-run failures", std::move(reruns));
+    for (auto id : ids) {
+      if (!m_suite.awaits_verdict(id, m_trials)) continue;
+      auto verdict = m_suite.verdict(*m_store, id, suite_argv(id), m_trials, baseline_id());
+      m_ran_evaluate.insert(id);
+      if (m_store->add_trial(verdict)) m_trials.push_back(std::move(verdict));
+    }
+  }
+
+  // The candidate's evaluate command as discovery and the re-run use it (gtest and ctest).
+  std::vector<std::string> suite_argv(std::int64_t id) const {
+    if (m_s.suite != suites::SuiteKind::gtest && m_s.suite != suites::SuiteKind::ctest) return {};
+    return jobs::render_argv(m_s.evaluate_command, task_values(id, results::TrialKind::evaluate, 0));
+  }
+
+  std::optional<std::int64_t> baseline_id() const {
+    for (const auto& c : m_candidates)
+      if (c.origin == "baseline") return c.id;
+    return std::nullopt;
   }
 
   std::vector<std::int64_t> round_ids(int round) const {
@@ -252,6 +294,11 @@ class CampaignRunner {
         for (int index : missing_indices(recorded[static_cast<std::size_t>(id)], part.kind, part.count))
           specs.push_back(make_task(id, part.kind, index));
       }
+    run_tasks(round, phase, std::move(specs));
+  }
+
+  // Submits the tasks and records their results until each has come back.
+  void run_tasks(int round, const char* phase, std::vector<jobs::TaskSpec> specs) {
     if (specs.empty()) return;
     m_backend->submit(std::move(specs));
     while (m_backend->queued() + m_backend->running() > 0) {
@@ -266,7 +313,8 @@ class CampaignRunner {
     m_progress.update(progress(round, phase), true);
   }
 
-  jobs::TaskSpec make_task(std::int64_t id, results::TrialKind kind, int index) {
+  std::map<std::string, std::string, std::less<>> task_values(std::int64_t id, results::TrialKind kind,
+                                                               int index) const {
     std::map<std::string, std::string, std::less<>> values;
     const auto& config = m_configs[static_cast<std::size_t>(id)];
     for (std::size_t i = 0; i < config.size(); ++i)
@@ -275,16 +323,31 @@ class CampaignRunner {
     const bool explore = kind == results::TrialKind::explore;
     values[explore ? "repeat" : "shard"] = std::to_string(index);
     if (!explore) values["shards"] = std::to_string(m_s.shards);
-    return jobs::TaskSpec{.id = encode_task_id({id, kind, index}),
+    return values;
+  }
+
+  jobs::TaskSpec make_task(std::int64_t id, results::TrialKind kind, int index) {
+    auto values = task_values(id, kind, index);
+    const bool explore = kind == results::TrialKind::explore;
+    if (!explore && m_suite.active()) m_suite.add_shard_values(values, id, index);
+    auto spec = jobs::TaskSpec{.id = encode_task_id({id, kind, index}),
                           .argv = jobs::render_argv(explore ? m_s.explore_command : m_s.evaluate_command, values),
                           .timeout = explore ? m_s.explore_timeout : m_s.evaluate_timeout,
                           .objective = explore ? m_s.objective : std::string(),
                           .resources = explore ? "explore" : "evaluate",
                           .after = explore ? "" : "explore",
                           .array_index = explore ? -1 : index};
+    if (!explore && m_suite.active()) m_suite.finish_shard_task(spec, id, index);
+    return spec;
   }
 
   void record(const std::vector<jobs::TaskResult>& finished) {
+    // One flush for everything one collect() returned (1,000 results of a job cost one flush per
+    // table, not 1,000). A crash before the commit loses only this call's results: those a job's
+    // workers wrote are still in its results file, and a resumed campaign takes them from there;
+    // the others (a local task's, a lost task's) run again, as any result not yet recorded would.
+    // Nothing outside this call acts on them before the commit.
+    results::Store::Group group(*m_store);
     for (const auto& r : finished) {
       // Cancelled (or lost while stopping) is not a result: the task runs again on resume.
       if (r.status == jobs::TaskStatus::cancelled || (r.status == jobs::TaskStatus::lost && g_stop)) continue;
@@ -300,10 +363,12 @@ class CampaignRunner {
         continue;
       }
       auto t = *to_trial_record(r);
+      m_suite.judge(t);  // a suite's shard: ok once its report is readable
       if (t.kind == results::TrialKind::evaluate && !keep_evaluation(r, t.candidate, t.index)) continue;
       if (t.kind == results::TrialKind::evaluate) m_ran_evaluate.insert(t.candidate);
       if (m_store->add_trial(t)) m_trials.push_back(std::move(t));
     }
+    group.commit();
   }
 
   // Whether every repeat of the candidate's exploration succeeded; nullopt while some are missing.
@@ -340,7 +405,12 @@ class CampaignRunner {
   // A task whose rank died before it reported runs again in the next job, as its next attempt.
   void requeue(const jobs::TaskResult& r) {
     const auto key = decode_task_id(r.id);
-    auto spec = make_task(key.candidate, key.kind, key.index);
+    std::optional<jobs::TaskSpec> rerun;
+    if (m_suite.active() && key.kind == results::TrialKind::evaluate && key.index == m_suite.rerun_index()) {
+      rerun = m_suite.rerun_task(key.candidate, suite_argv(key.candidate), m_trials);
+      if (!rerun) return;
+    }
+    auto spec = rerun ? std::move(*rerun) : make_task(key.candidate, key.kind, key.index);
     spec.attempt = r.attempt + 1;
     m_store->add_event({now_seconds(), "task_requeued",
                         fmt::format("candidate {} {} {} attempt {}: {}", key.candidate, results::to_string(key.kind),
@@ -381,6 +451,7 @@ class CampaignRunner {
   std::set<std::int64_t> m_ran_evaluate;
   bool m_speculative = false;               // evaluations run alongside their explorations (pipelined)
   std::vector<jobs::TaskResult> m_held;     // speculative evaluations whose exploration is not in yet
+  SuiteStage m_suite;                       // per-test outcomes and the test gate (evaluate.suite)
 };
 
 }  // namespace

@@ -53,6 +53,9 @@ bool should_requeue(const jobs::TaskResult& result, int max_attempts) {
 
 IngestReport ingest_job_file(results::Store& store, const std::filesystem::path& job_file) {
   IngestReport report;
+  // One flush for the whole file: until the commit the job file is the durable copy, and
+  // ingesting it again is idempotent.
+  results::Store::Group group(store);
   for (const auto& result : jobs::read_job_results(job_file)) {
     auto trial = to_trial_record(result);
     if (!trial)
@@ -62,6 +65,7 @@ IngestReport ingest_job_file(results::Store& store, const std::filesystem::path&
     else
       ++report.already_recorded;
   }
+  group.commit();
   return report;
 }
 

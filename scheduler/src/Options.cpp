@@ -34,6 +34,19 @@ const std::vector<OptionDecl>& option_table() {
       {"evaluate.shards", "1", false, false, "test shards per candidate; all must pass"},
       {"evaluate.timeout", "60s", false, false, "per-shard limit"},
       {"evaluate.gate", "top 3 per round", false, false, "which candidates are verified: 'top K per round' or 'all'"},
+      // Per-test outcomes (docs/tests.md): the suite kind, where its report goes, and the test gate.
+      {"evaluate.suite", "exit", false, false,
+       "what a shard reports: exit (its exit code), gtest (a GoogleTest binary, sharded by GTEST_SHARD_INDEX), "
+       "ctest (a ctest command line, e.g. 'ctest --test-dir build'; shards by test number), "
+       "files (one command per shard over {files}, a list of files from evaluate.files), junit or tap (the "
+       "command writes {report})"},
+      {"evaluate.files", "", false, false, "suite = files: glob of the test files, relative to the working directory"},
+      {"evaluate.report", "tap", false, false, "suite = files: the format the command writes to {report}: tap or junit"},
+      {"evaluate.require", "all_pass", false, false,
+       "test gate of a suite: all_pass, or no_regression (no test that passed for the baseline fails, and at least "
+       "as many pass)"},
+      {"evaluate.rerun_failures", "true", false, false,
+       "suite = gtest: run the failed tests once more; both outcomes are recorded, a pass on the re-run is flaky"},
       {"search.strategy", "bayes", false, false,
        "search strategy: bayes, random, grid, sobol, genetic, annealing, local, hyperband, bandit, nsga2 (docs/search.md)"},
       {"search.budget", "32", false, false, "candidates to explore, the baseline not counted"},

@@ -137,6 +137,7 @@ Settings load_settings(const std::filesystem::path& file, const std::vector<std:
   if (settings.name.empty()) settings.name = file.stem().string();
   if (settings.results.empty()) settings.results = settings.name + ".h5";
   if (settings.slurm.jobs_dir.empty()) settings.slurm.jobs_dir = settings.results.string() + ".jobs";
+  settings.tests_dir = settings.results.string() + ".tests";
   return settings;
 }
 

@@ -121,6 +121,56 @@ void check_command(Reader& r, const Settings& s, std::string_view key, std::vect
   }
 }
 
+// [evaluate] suite, files, report, require, rerun_failures, and the placeholders each suite kind
+// gives its command: {report} where flotilla reads a report, {files} for a file suite.
+void read_suite(Reader& r, Settings& s) {
+  auto* kind = r.one("evaluate.suite");
+  auto parsed = suites::suite_kind_from_string(kind->value);
+  if (!parsed) bad(*kind, "evaluate.suite", "is not one of: exit, gtest, ctest, files, junit, tap");
+  s.suite = *parsed;
+  std::vector<std::string> placeholders{"candidate", "shard", "shards"};
+  if (s.suite == suites::SuiteKind::files || s.suite == suites::SuiteKind::junit || s.suite == suites::SuiteKind::tap)
+    placeholders.push_back("report");
+  if (s.suite == suites::SuiteKind::files) placeholders.push_back("files");
+  check_command(r, s, "evaluate.command", placeholders);
+
+  auto* files = r.one("evaluate.files");  // nullptr when not given
+  s.suite_files = files ? files->value : std::string();
+  if (s.suite == suites::SuiteKind::files && s.suite_files.empty())
+    bad(*kind, "evaluate.suite", "needs [evaluate] files = GLOB");
+  if (s.suite != suites::SuiteKind::files && files)
+    bad(*files, "evaluate.files", "is used only with suite = files");
+  auto* report = r.one("evaluate.report");
+  auto format = suites::suite_kind_from_string(report->value);
+  if (format != suites::SuiteKind::tap && format != suites::SuiteKind::junit)
+    bad(*report, "evaluate.report", "is not one of: tap, junit");
+  s.suite_report = *format;
+
+  auto* require = r.one("evaluate.require");
+  if (require->value == "all_pass") s.require = results::TestGate::all_pass;
+  else if (require->value == "no_regression") s.require = results::TestGate::no_regression;
+  else bad(*require, "evaluate.require", "is not one of: all_pass, no_regression");
+  auto* rerun = r.one("evaluate.rerun_failures");
+  if (rerun->value != "true" && rerun->value != "false") bad(*rerun, "evaluate.rerun_failures", "is not true or false");
+  s.rerun_failures = rerun->value == "true";
+
+  if (s.suite == suites::SuiteKind::exit) return;
+  const auto uses = [&](const char* name) {
+    const auto used = jobs::placeholders(s.evaluate_command);
+    return std::find(used.begin(), used.end(), name) != used.end();
+  };
+  if (s.evaluate_command.empty()) bad(*kind, "evaluate.suite", "needs [evaluate] command");
+  if (s.suite != suites::SuiteKind::gtest && s.suite != suites::SuiteKind::ctest && !uses("report"))
+    bad(*r.one("evaluate.command"), "evaluate.command", "must write its report to {report} (evaluate.suite)");
+  if (s.suite == suites::SuiteKind::files && !uses("files"))
+    bad(*r.one("evaluate.command"), "evaluate.command", "must read its list of test files from {files}");
+  // Without {shard}, every shard of a junit/tap command would run the same tests.
+  if ((s.suite == suites::SuiteKind::junit || s.suite == suites::SuiteKind::tap) && s.shards > 1 && !uses("shard"))
+    bad(*r.one("evaluate.command"), "evaluate.command", "must select its tests by {shard} of {shards} (shards > 1)");
+  if (s.require == results::TestGate::no_regression && !s.baseline)
+    bad(*require, "evaluate.require", "needs [intent] baseline to compare against");
+}
+
 // A name that must be one of a registry's names.
 std::string registered(Reader& r, std::string_view key, const std::vector<std::string_view>& names) {
   auto* raw = r.one(key);
@@ -257,7 +307,7 @@ Settings validate(RawValues raw, const std::string& display) {
   s.evaluate_timeout = r.duration("evaluate.timeout");
   s.gate = read_gate(r);
   check_command(r, s, "explore.command", {"candidate", "repeat"});
-  check_command(r, s, "evaluate.command", {"candidate", "shard", "shards"});
+  read_suite(r, s);
   read_stages(r, s);
   s.strategy = registered(r, "search.strategy", search::strategy_names());
   s.budget = static_cast<std::size_t>(r.integer("search.budget", 1, 100'000'000));
@@ -290,7 +340,13 @@ std::string Settings::fingerprint() const {
       "intent.objective = {}\nintent.direction = {}\nintent.baseline = {}\n{}explore.command = {}\n"
       "explore.repeats = {}\nevaluate.command = {}\nevaluate.shards = {}\nevaluate.gate = {}\n",
       objective, maximize ? "maximize" : "minimize", baseline.value_or(""), space.fingerprint(), explore_command,
-      repeats, evaluate_command, shards, gate.text());
+      repeats, evaluate_command, shards, gate.text()) +
+         (suite == suites::SuiteKind::exit
+              ? std::string()
+              : fmt::format("evaluate.suite = {}\nevaluate.files = {}\nevaluate.report = {}\nevaluate.require = {}\n"
+                            "evaluate.rerun_failures = {}\n",
+                            suites::to_string(suite), suite_files, suites::to_string(suite_report),
+                            require == results::TestGate::all_pass ? "all_pass" : "no_regression", rerun_failures));
 }
 
 }  // namespace flotilla::scheduler

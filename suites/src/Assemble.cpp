@@ -52,6 +52,12 @@ class Builder {
 
   bool seen(std::size_t i) const { return m_seen[i]; }
 
+  // Room for `tests` names without rehashing (a suite without discovery grows as shards report).
+  void reserve(std::size_t tests) {
+    m_index.reserve(tests);
+    m_out.suite.names.reserve(tests);
+  }
+
   Assembled finish() {
     for (auto& [test, text] : m_messages) m_out.messages.push_back({test, std::move(text)});
     return std::move(m_out);
@@ -75,6 +81,11 @@ class Builder {
 
 Assembled assemble(const std::optional<std::vector<std::string>>& discovered, const std::vector<ShardRun>& shards) {
   Builder builder(discovered);
+  if (!discovered) {
+    std::size_t reported = 0;
+    for (const ShardRun& shard : shards) reported += shard.results.size() + 1;  // + a "<shard N>" test
+    builder.reserve(reported);
+  }
   for (const ShardRun& shard : shards) {
     for (const TestResult& result : shard.results) builder.add(result, shard.shard);
   }

@@ -132,7 +132,8 @@ TestResult junit_case(xmlNode* node, std::string_view source) {
   if (!name || name->empty()) throw ReportError(fmt::format("{}:{}: <testcase> has no 'name' attribute", source, line));
   TestResult result;
   const auto classname = attribute(node, "classname");
-  result.name = classname && !classname->empty() ? *classname + "." + *name : *name;
+  // ctest --output-junit writes classname = name: the test's name alone, as ctest lists it.
+  result.name = classname && !classname->empty() && *classname != *name ? *classname + "." + *name : *name;
   if (const auto time = attribute(node, "time")) {
     const auto seconds = parse_seconds(*time);
     if (!seconds)

@@ -1,11 +1,14 @@
 // results_writer.cpp — test helper: a separate process that writes a campaign file the way the
 // scheduler does, so that tests can read it concurrently (SWMR) or SIGKILL it mid-campaign.
 //
-// Usage: results_writer create|append FILE N
+// Usage: results_writer create|append|grouped FILE N
 // Creates FILE (or opens it for appending), prints "open", appends the sample trials
 // [T, T + N) where T is the number already recorded, then prints "ready <total>". Each stdin
-// line "more K" appends K more and prints "ready <total>" again. At end of stdin it closes the
-// file and exits 0. Without being killed it never exits with the file open.
+// line "more K" appends K more and prints "ready <total>" again. A line "group K" appends K more
+// inside a Store::Group, prints "grouped <total>" and waits: the next line commits the group
+// (then "ready <total>"). Mode grouped (create) appends the first N in groups of 50, each
+// committed. At end of stdin it closes the file and exits 0. Without being killed it never
+// exits with the file open.
 #include "test_records.h"
 
 #include <cstdlib>
@@ -21,17 +24,35 @@ int main(int argc, char** argv) {
   }
   try {
     const std::string mode = argv[1];
-    Store store = mode == "create" ? Store::create(argv[2], testing::sample_campaign())
-                                   : Store::open_for_append(argv[2]);
+    Store store = mode == "append" ? Store::open_for_append(argv[2])
+                                   : Store::create(argv[2], testing::sample_campaign());
     std::cout << "open" << std::endl;
     auto total = static_cast<std::int64_t>(store.trials().size());
     std::int64_t count = std::atoll(argv[3]);
-    std::string command;
+    if (mode == "grouped") {
+      for (std::int64_t end = total + count; total < end; total += 50) {
+        Store::Group group(store);
+        testing::append_samples_in_group(store, total, 50);
+        group.commit();
+      }
+      count = 0;
+    }
+    std::string command = "more";
     do {
-      testing::append_samples(store, total, count);
-      total += count;
+      if (command == "group") {
+        Store::Group group(store);
+        testing::append_samples_in_group(store, total, count);
+        total += count;
+        std::cout << "grouped " << total << std::endl;
+        std::string next;
+        std::getline(std::cin >> std::ws, next);
+        group.commit();
+      } else {
+        testing::append_samples(store, total, count);
+        total += count;
+      }
       std::cout << "ready " << total << std::endl;
-    } while (std::cin >> command >> count && command == "more");
+    } while (std::cin >> command >> count && (command == "more" || command == "group"));
   } catch (const std::exception& error) {
     std::cerr << "results_writer: " << error.what() << "\n";
     return 1;

@@ -255,3 +255,30 @@ TEST(Store, NamesKindsAndStatuses) {
   EXPECT_EQ(to_string(TrialStatus::timeout), "timeout");
   EXPECT_EQ(to_string(TrialStatus::cancelled), "cancelled");
 }
+
+// Store::Group in one process: groups nest, a read commits what is held, the destructor commits
+// the rest, and the usual checks (dense ids, one trial per key, read-only) still apply.
+TEST(Store, GroupCommitsOnReadAndAtItsEnd) {
+  ScratchDir dir;
+  const auto path = dir / "campaign.h5";
+  {
+    Store store = Store::create(path, sample_campaign());
+    Store::Group outer(store);
+    {
+      Store::Group inner(store);
+      append_samples_in_group(store, 0, 4);
+      inner.commit();   // inner: nothing is written yet
+    }
+    EXPECT_FALSE(store.add_trial(sample_trial(3)));   // the key is known before it is written
+    EXPECT_EQ(error_of([&] { store.add_candidate(sample_candidate(1)); }),
+              path.string() + ": candidate id 1 is out of order (expected 2)");
+    expect_samples(store, 4);                         // a read commits the group so far
+    append_samples_in_group(store, 4, 2);
+  }                                                   // the destructor commits the rest
+  const Store reader = Store::open_read(path);
+  expect_samples(reader, 6);
+  EXPECT_EQ(reader.candidates().size(), 3u);
+  EXPECT_EQ(reader.events().size(), 6u);
+  EXPECT_EQ(error_of([&] { Store::Group group(const_cast<Store&>(reader)); }),
+            path.string() + ": opened read-only");
+}

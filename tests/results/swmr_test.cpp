@@ -184,3 +184,59 @@ TEST(Swmr, KillMidWriteLosesAtMostTheRecordInProgress) {
   append_samples(store, static_cast<std::int64_t>(recorded), 3);
   expect_samples(store, recorded + 3);
 }
+
+// Store::Group: its records reach the file together at the commit, and a writer killed inside a
+// group loses that group and nothing recorded before it.
+TEST(Swmr, GroupIsWrittenAtCommitAndLostWholeByAKill) {
+  ScratchDir dir;
+  const auto path = dir / "campaign.h5";
+  {
+    WriterProcess writer("create", path, 4);
+    ASSERT_EQ(writer.read_line(), "open");
+    ASSERT_EQ(writer.read_line(), "ready 4");
+    const Store reader = Store::open_read(path);
+    writer.send("group 6");
+    ASSERT_EQ(writer.read_line(), "grouped 10");
+    expect_samples(reader, 4);                  // held in the writer's memory, not in the file
+    EXPECT_EQ(reader.candidates().size(), 2u);
+    EXPECT_EQ(reader.events().size(), 4u);
+    writer.send("commit");
+    ASSERT_EQ(writer.read_line(), "ready 10");
+    expect_samples(reader, 10);
+    EXPECT_EQ(reader.candidates().size(), 5u);
+    EXPECT_EQ(reader.events().size(), 10u);
+    writer.send("group 5");
+    ASSERT_EQ(writer.read_line(), "grouped 15");
+    writer.kill_now();
+  }
+  expect_samples(Store::open_read(path), 10);
+  Store store = Store::open_for_append(path);
+  EXPECT_EQ(store.candidates().size(), 5u);
+  EXPECT_EQ(store.events().size(), 10u);
+  append_samples(store, 10, 2);
+  expect_samples(store, 12);
+}
+
+// Killed at a random point of a stream of committed groups (possibly inside a commit): the file
+// reopens, every trial in it is whole, and the campaign continues from there.
+TEST(Swmr, KillDuringGroupedWritesLeavesAReadableFile) {
+  ScratchDir dir;
+  const auto path = dir / "campaign.h5";
+  {
+    WriterProcess writer("grouped", path, 1000000);
+    ASSERT_EQ(writer.read_line(), "open");
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    writer.kill_now();
+  }
+  std::size_t recorded = 0;
+  {
+    const Store reader = Store::open_read(path);
+    recorded = reader.trials().size();
+    ASSERT_GT(recorded, 0u);
+    expect_samples(reader, recorded);
+  }
+  Store store = Store::open_for_append(path);
+  EXPECT_EQ(store.trials().size(), recorded);
+  append_samples(store, static_cast<std::int64_t>(recorded), 3);
+  expect_samples(store, recorded + 3);
+}

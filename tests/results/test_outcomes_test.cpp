@@ -113,7 +113,7 @@ TEST(TestOutcomes, GateClimbingNeedsNoRegressionAndNoFewerPasses) {
   };
   EXPECT_TRUE(verdict({code(P), code(P), code(F), code(P)}).passed);  // one fix: climbs
   EXPECT_TRUE(verdict(base).passed);                                  // equal is allowed
-  EXPECT_EQ(verdict({code(P), code(P), code(P), code(F)}).reason, "1 regressions against the baseline");
+  EXPECT_EQ(verdict({code(P), code(P), code(P), code(F)}).reason, "1 regression against the baseline");
   EXPECT_EQ(verdict({code(P), code(F), code(F), code(S)}).reason, "1 tests pass, fewer than the baseline's 2");
   const TestDiff itself = diff_outcomes(base, base);
   EXPECT_TRUE(decide_gate(TestGate::no_regression, base_summary, &base_summary, &itself).passed);  // the baseline

@@ -68,6 +68,18 @@ inline void append_samples(Store& store, std::int64_t first, std::int64_t count)
   }
 }
 
+// The same records as append_samples, inside one Store::Group that the caller commits: it reads
+// nothing back (a read would commit the group), so trial i's candidate is new exactly when
+// i / 2 == (i + 1) / 2 candidates are recorded before it.
+inline void append_samples_in_group(Store& store, std::int64_t first, std::int64_t count) {
+  for (std::int64_t i = first; i < first + count; ++i) {
+    const TrialRecord trial = sample_trial(i);
+    if (trial.candidate == (i + 1) / 2) store.add_candidate(sample_candidate(trial.candidate));
+    store.add_trial(trial);
+    store.add_event(sample_event(i));
+  }
+}
+
 // A fresh directory under the system temp dir, removed with everything in it.
 class ScratchDir {
  public:

@@ -109,3 +109,22 @@ TEST(TaskId, EncodesTheTrialKeyBothWays) {
     EXPECT_EQ(decode_task_id(encode_task_id(key)), key);
   EXPECT_NE(encode_task_id({1, TrialKind::explore, 0}), encode_task_id({1, TrialKind::evaluate, 0}));
 }
+
+// With a test gate, the verdict (evaluate index `shards`) is required: a candidate whose shards
+// all passed is not verified until it is in, and the re-run (index shards + 1) never counts.
+TEST(Analysis, TestGateVerdictIsRequired) {
+  results::CandidateRecord c{.id = 0, .round = 1, .config = "x=1", .origin = "random"};
+  std::vector<TrialRecord> t = {trial(0, TrialKind::explore, 0, TrialStatus::ok, 3),
+                                trial(0, TrialKind::evaluate, 0, TrialStatus::ok),
+                                trial(0, TrialKind::evaluate, 1, TrialStatus::ok),
+                                trial(0, TrialKind::evaluate, 3, TrialStatus::failed)};  // the re-run
+  EXPECT_EQ(results::summarize_candidate(c, pointers(t), 1, 2, true).status, CandidateStatus::explored);
+  EXPECT_EQ(results::summarize_candidate(c, pointers(t), 1, 2, false).status, CandidateStatus::verified);
+  t.push_back(trial(0, TrialKind::evaluate, 2, TrialStatus::ok));
+  EXPECT_EQ(results::summarize_candidate(c, pointers(t), 1, 2, true).status, CandidateStatus::verified);
+  t.back().status = TrialStatus::failed;
+  t.back().reason = "1 regression against the baseline";
+  auto rolled = results::summarize_candidate(c, pointers(t), 1, 2, true);
+  EXPECT_EQ(rolled.status, CandidateStatus::rolled_back);
+  EXPECT_EQ(rolled.reason, "test gate: 1 regression against the baseline");
+}

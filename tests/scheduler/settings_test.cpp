@@ -217,3 +217,32 @@ TEST_F(SettingsTest, StagedIntent) {
   EXPECT_EQ(error_of(staged, {"--intent.component=rest: share_rest:"}),
             f + ":8: [intent] stages: 'bottleneck' needs at least one [intent] component with parameters");
 }
+
+TEST_F(SettingsTest, SuiteSettings) {
+  auto gtest = replace(kValid, "shards = 4", "shards = 4\nsuite = gtest\nrequire = no_regression");
+  auto s = load_settings(write(gtest), {});
+  EXPECT_EQ(s.suite, flotilla::suites::SuiteKind::gtest);
+  EXPECT_EQ(s.require, flotilla::results::TestGate::no_regression);
+  EXPECT_TRUE(s.rerun_failures);
+  EXPECT_NE(s.fingerprint().find("evaluate.suite = gtest"), std::string::npos);
+  EXPECT_EQ(load_settings(write(kValid), {}).fingerprint().find("evaluate.suite"), std::string::npos)
+      << "campaigns without a suite keep their fingerprint";
+  auto f = std::string("flotilla_settings_test.ini");
+  EXPECT_EQ(error_of(gtest, {"--evaluate.rerun_failures=yes"}),
+            "command line: [evaluate] rerun_failures: 'yes' is not true or false");
+  EXPECT_EQ(error_of(replace(gtest, "baseline = tile_x=32 tile_y=8\n", "")),
+            f + ":19: [evaluate] require: 'no_regression' needs [intent] baseline to compare against");
+  EXPECT_EQ(error_of(kValid, {"--evaluate.suite=files"}),
+            "command line: [evaluate] suite: 'files' needs [evaluate] files = GLOB");
+  EXPECT_EQ(error_of(kValid, {"--evaluate.files=*.test"}),
+            "command line: [evaluate] files: '*.test' is used only with suite = files");
+  EXPECT_EQ(error_of(kValid, {"--evaluate.suite=tap"}),
+            f + ":17: [evaluate] command: 'verify --shard {shard} --shards {shards} --x {tile_x}' must write its "
+                "report to {report} (evaluate.suite)");
+  EXPECT_EQ(error_of(kValid, {"--evaluate.suite=tap", "--evaluate.command=check {report}"}),
+            "command line: [evaluate] command: 'check {report}' must select its tests by {shard} of {shards} "
+            "(shards > 1)");
+  EXPECT_EQ(error_of(kValid, {"--evaluate.command=check {report}"}),
+            "command line: [evaluate] command: unknown placeholder {report} (known: candidate, shard, shards, "
+            "tile_x, tile_y)");
+}

@@ -111,6 +111,22 @@ in frame 3</error></testcase>
             "r.xml:1: root element: expected <testsuites> or <testsuite>");
 }
 
+// ctest --output-junit writes classname = name: the name alone, as ctest's listing has it.
+TEST(Reports, CtestJunitNamesAreTheTestNames) {
+  const auto results = parse_junit_xml(
+      "<testsuite name=\"(empty)\">\n"
+      "<testcase name=\"known_failure\" classname=\"known_failure\" time=\"0.003\" status=\"fail\">"
+      "<failure message=\"\"/></testcase>\n"
+      "<testcase name=\"skipper\" classname=\"skipper\" time=\"0.006\" status=\"notrun\">"
+      "<skipped message=\"SKIP_RETURN_CODE=77\"/></testcase>\n</testsuite>",
+      "ctest.xml");
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[0].name, "known_failure");
+  EXPECT_EQ(results[0].outcome, TestOutcome::fail);
+  EXPECT_EQ(results[1].name, "skipper");
+  EXPECT_EQ(results[1].outcome, TestOutcome::skip);
+}
+
 TEST(Reports, Tap) {
   const auto results = parse_tap(
       "TAP version 13\n1..6\nok 1 - add works\nnot ok 2 - sub works\n  ---\n  message: 'expected 2, got 3'\n"

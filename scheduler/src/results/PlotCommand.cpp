@@ -3,8 +3,8 @@
 //
 // Kinds: convergence (objective per evaluation with best-so-far curves), pareto (two goals,
 // front 1 highlighted), params (importance per parameter), timeline (tasks per rank or slot
-// over time), tests (evaluate shards passed and failed per candidate: test outcomes at shard
-// granularity; per-test outcomes arrive with the evaluate-at-scale work and will extend it).
+// over time), tests (per-test outcomes per candidate when the campaign ran a suite, otherwise
+// evaluate shards passed and failed per candidate).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -14,6 +14,8 @@
 #include "ResultsCli.h"
 #include "flotilla/results/Importance.h"
 #include "flotilla/results/Pareto.h"
+#include "flotilla/results/Store.h"
+#include "flotilla/results/TestOutcomes.h"
 #include "flotilla/results/Timeline.h"
 
 namespace flotilla::cli::results_cli {
@@ -152,10 +154,39 @@ std::string timeline_script(const LoadedCampaign& c, const PlotFile& file) {
   return s + '\n';
 }
 
+// Per-test outcomes (evaluate.suite): passed, failed (fail, error, timeout), skipped and not run
+// per candidate, side by side; a log scale once counts are large, so a handful of failures next
+// to millions of passes still shows.
+std::string per_test_script(const LoadedCampaign& c, const PlotFile& file, const results::Store& store) {
+  Rows rows;
+  std::int64_t largest = 0;
+  auto tested = store.tested_candidates();
+  std::sort(tested.begin(), tested.end());
+  for (auto id : tested) {
+    const auto summary = results::summarize(*store.test_outcomes(id));
+    rows.push_back({text_cell(std::to_string(id)), std::to_string(summary.pass),
+                    std::to_string(summary.fail + summary.error + summary.timeout), std::to_string(summary.skip),
+                    std::to_string(summary.not_run)});
+    largest = std::max(largest, summary.total);
+  }
+  auto s = script_header(file, fmt::format("{}: per-test outcomes per candidate ({} candidates tested)",
+                                           c.summary.campaign.name, rows.size()));
+  s += datablock("tests", rows);
+  s += "set xlabel 'candidate id'\nset ylabel 'tests [count]'\n";
+  s += largest > 1000 ? "set logscale y\nset yrange [0.8:*]\n" : "set yrange [0:*]\n";
+  s += "set style data histograms\nset style histogram clustered gap 1\nset style fill solid 0.85 noborder\n";
+  s += "set key outside bottom center horizontal\nset xtics rotate by -45 nomirror\n";
+  return s + fmt::format("plot $tests using 2:xtic(1) lc rgb '{}' title 'passed', '' using 3 lc rgb '{}' title "
+                         "'failed', '' using 4 lc rgb '{}' title 'skipped', '' using 5 lc rgb '{}' title 'not run'\n",
+                         kGreen, kRed, kGrey, kLightBlue);
+}
+
 std::string tests_script(const LoadedCampaign& c, const PlotFile& file) {
   const auto& s0 = c.summary;
   if (s0.campaign.shards == 0)
     throw std::runtime_error("nothing to plot: this campaign has no evaluate stage, so no tests");
+  if (const auto store = results::Store::open_read(c.path); !store.tested_candidates().empty())
+    return per_test_script(c, file, store);
   Rows rows;
   for (const auto& cand : s0.candidates)
     if (cand.shards_done > 0)

@@ -7,6 +7,9 @@
 //  - A candidate's objective is the median over its explore repeats, defined only when every
 //    repeat is recorded and ok; spread is (max - min) / |median|.
 //  - verified: every evaluate shard recorded and ok. rolled_back: some shard recorded and not ok.
+//  - With a test gate (CampaignInfo::test_gate), the gate's verdict is one more required evaluate
+//    trial, at index `shards`, so a candidate is not verified between its last shard and its
+//    verdict. Evaluate trials beyond it (the re-run of failures, index shards + 1) never count.
 //  - A campaign without an evaluate stage (shards == 0) verifies nothing; its best is the best
 //    explored candidate, reported as unverified.
 #pragma once
@@ -37,7 +40,7 @@ struct CandidateSummary {
 };
 
 CandidateSummary summarize_candidate(const CandidateRecord& candidate, const std::vector<const TrialRecord*>& trials,
-                                     int repeats, int shards);
+                                     int repeats, int shards, bool test_gate = false);
 
 // True when objective a is strictly better than b.
 inline bool better(double a, double b, bool maximize) { return maximize ? a > b : a < b; }

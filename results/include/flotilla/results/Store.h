@@ -3,7 +3,8 @@
 // Invariants:
 //  - Every record is appended and flushed (H5Dflush) before the call returns, so a crash loses
 //    at most the record being written; the file is written in SWMR mode so readers (flotilla
-//    results, h5py) can open it while the campaign runs.
+//    results, h5py) can open it while the campaign runs. Inside a Store::Group the flush point
+//    moves to the end of the group (see Group below): a crash loses at most that group.
 //  - A trial is identified by (candidate, kind, index, attempt); appending one that already exists
 //    adds nothing and returns false (idempotent ingest, safe resume).
 //  - Candidate ids are dense: the n-th candidate appended has id n.
@@ -43,6 +44,8 @@ struct CampaignInfo {
   std::string direction;     // "maximize" or "minimize"
   std::int32_t repeats = 1;  // explore repeats per candidate
   std::int32_t shards = 0;   // evaluate shards per candidate; 0: no evaluate stage
+  std::string test_gate;     // "all_pass" or "no_regression" when shards report per-test outcomes
+                             // and a gate verdict decides (docs/tests.md); empty: the shards' exit codes
   std::uint64_t seed = 0;
   std::string flotilla_version;
   std::string host;
@@ -125,6 +128,32 @@ class Store {
   // key is already recorded.
   bool add_trial(const TrialRecord& record);
   void add_event(const EventRecord& record);
+
+  // Defers the writes of the candidates, trials and events added while it lives: they are held
+  // in memory and written together, one append and one H5Dflush per table, in the order
+  // candidates, metrics, trials, events, when the outermost Group commits (commit(), or its
+  // destructor). So 1,000 records cost 4 flushes instead of 1,000 to 2,000. A writer killed
+  // inside a group loses the group's records, nothing recorded before it, and the file stays
+  // readable and repairable as after any crash. Use it only for records that a crash can afford
+  // to lose: ones a resumed campaign rebuilds (candidates not yet handed to a backend) or
+  // reads again (trials still held in a job's results file), or ones it has not yet acted on.
+  // Reading candidates, trials or events, or adding test outcomes, commits the group first.
+  // Groups nest; only the outermost one writes.
+  class Group {
+   public:
+    explicit Group(Store& store);
+    Group(const Group&) = delete;
+    Group& operator=(const Group&) = delete;
+    // Commits if commit() was not called. Never throws: if that write fails, the Store refuses
+    // every later write with "an earlier write failed", so the failure is not lost.
+    ~Group();
+    // Writes and flushes the group's records now (the outermost group only); throws StoreError.
+    void commit();
+
+   private:
+    Store* m_store;
+    bool m_open = true;
+  };
 
   // Per-test outcomes of evaluate stages (TestOutcomes.h, docs/tests.md). A file written before
   // they existed reads as having none; reopening it for appending adds the empty /tests group.

@@ -6,6 +6,9 @@
 // Invariants:
 //  - Ingesting is idempotent: Store::add_trial ignores a trial key it already holds, so reading
 //    the same job file twice, or a file whose results were also collected live, adds nothing.
+//  - A job file is recorded as one Store::Group (one flush per table, not one per trial): until
+//    the commit the job file is the durable copy, and a crash before it loses nothing that
+//    ingesting the file again would not add back.
 //  - A cancelled result is not a trial (the task runs again on resume). A lost one (its rank
 //    died) is run again in a later job while attempts remain (should_requeue); once they are
 //    spent it is recorded as failed, with the reason.

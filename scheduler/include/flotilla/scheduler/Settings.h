@@ -18,8 +18,10 @@
 #include <boost/program_options/options_description.hpp>
 
 #include "flotilla/jobs/Backend.h"
+#include "flotilla/results/TestOutcomes.h"
 #include "flotilla/scheduler/Stages.h"
 #include "flotilla/search/Space.h"
+#include "flotilla/suites/Sharding.h"
 
 namespace flotilla::scheduler {
 
@@ -63,6 +65,14 @@ struct Settings {
   int shards = 1;
   std::chrono::milliseconds evaluate_timeout{60'000};
   Gate gate;
+  // Per-test outcomes (evaluate.suite != exit; SuiteStage.h, docs/tests.md). With a suite, each
+  // shard writes a report, and a candidate is verified by the test gate over all of its tests.
+  suites::SuiteKind suite = suites::SuiteKind::exit;
+  std::string suite_files;               // suite = files: the glob
+  suites::SuiteKind suite_report = suites::SuiteKind::tap;   // suite = files: tap or junit
+  results::TestGate require = results::TestGate::all_pass;
+  bool rerun_failures = true;
+  std::filesystem::path tests_dir;       // reports and lists: RESULTS.tests
 
   std::string strategy = "bayes";  // the default of search.strategy (Options.cpp)
   std::size_t budget = 32;

@@ -6,7 +6,8 @@
 //   "shard-3.xml:12: <testcase> has no 'name' attribute".
 // Names are the ones flotilla matches across shards and candidates:
 //   gtest   "Suite.Test" (parameterised: "Prefix/Suite.Test/0")
-//   junit   "classname.name" ("name" alone when there is no classname)
+//   junit   "classname.name" ("name" alone when there is no classname, or it equals the name, as
+//           ctest --output-junit writes it)
 //   tap     the description after the number and an optional '-' ("test N" when there is none)
 //   ctest   the test's name
 #pragma once

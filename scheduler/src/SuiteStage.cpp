@@ -1,0 +1,441 @@
+// SuiteStage.cpp — per-test outcomes in the campaign's evaluate stage (SuiteStage.h).
+#include "SuiteStage.h"
+
+#include <fcntl.h>
+#include <glob.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "flotilla/jobs/Command.h"
+#include "flotilla/scheduler/Planning.h"
+#include "flotilla/suites/Reports.h"
+
+extern char** environ;
+
+namespace flotilla::scheduler {
+namespace {
+
+namespace fs = std::filesystem;
+using suites::SuiteKind;
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw suites::ReportError(fmt::format("{}: cannot read the report: {}", path.string(), std::strerror(errno)));
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Writes `text` to `path` through a temporary file and a rename, so a reader never sees half of it.
+void write_atomically(const fs::path& path, const std::string& text) {
+  const fs::path tmp = path.string() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out.flush()) throw std::runtime_error(fmt::format("{}: cannot write: {}", tmp.string(), std::strerror(errno)));
+  }
+  fs::rename(tmp, path);
+}
+
+// Runs argv with stdout to `out` and stderr to `err`; returns the exit status, or -1 when it ran
+// past `timeout` (0: no limit) and was killed.
+int run_to_files(std::vector<std::string> argv, const fs::path& out, const fs::path& err,
+                 std::chrono::milliseconds timeout, const std::vector<fs::path>& path_prepend) {
+  // PATH as the backends give it to tasks: the prepended directories first, for the command
+  // itself and for what it starts (e.g. `env VAR=1 BINARY`).
+  const char* inherited = std::getenv("PATH");
+  std::string path;
+  for (const auto& dir : path_prepend)
+    if (!dir.empty()) path += dir.string() + ":";
+  path += inherited ? inherited : "/usr/bin:/bin";
+  if (argv[0].find('/') == std::string::npos)
+    for (const auto& dir : path_prepend)
+      if (!dir.empty() && ::access((dir / argv[0]).c_str(), X_OK) == 0) {
+        argv[0] = (dir / argv[0]).string();
+        break;
+      }
+  std::vector<std::string> env_text{"PATH=" + path};
+  for (char** e = environ; *e; ++e)
+    if (std::strncmp(*e, "PATH=", 5) != 0) env_text.emplace_back(*e);
+  std::vector<char*> envp;
+  for (auto& e : env_text) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) throw suites::ReportError(fmt::format("cannot start '{}': {}", argv[0], std::strerror(rc)));
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  int status = 0;
+  for (;;) {
+    const pid_t done = ::waitpid(pid, &status, WNOHANG);
+    if (done == pid) break;
+    if (done < 0 && errno != EINTR) throw suites::ReportError(fmt::format("waitpid: {}", std::strerror(errno)));
+    if (timeout.count() > 0 && std::chrono::steady_clock::now() > deadline) {
+      ::kill(pid, SIGKILL);
+      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+      return -1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+std::string first_line(const std::string& text) {
+  auto end = text.find('\n');
+  return text.substr(0, end == std::string::npos ? text.size() : end);
+}
+
+bool has_metric(const results::TrialRecord& t, std::string_view name) {
+  return std::any_of(t.metrics.begin(), t.metrics.end(), [&](const auto& m) { return m.name == name; });
+}
+
+// The latest attempt of each evaluate index of one candidate.
+std::map<int, const results::TrialRecord*> latest_evaluations(std::int64_t candidate,
+                                                              const std::vector<results::TrialRecord>& trials) {
+  std::map<int, const results::TrialRecord*> latest;
+  for (const auto& t : trials) {
+    if (t.candidate != candidate || t.kind != results::TrialKind::evaluate) continue;
+    auto& slot = latest[t.index];
+    if (!slot || t.attempt >= slot->attempt) slot = &t;
+  }
+  return latest;
+}
+
+}  // namespace
+
+fs::path SuiteStage::candidate_dir(std::int64_t candidate) const {
+  return fs::absolute(m_s.tests_dir / fmt::format("candidate-{}", candidate));
+}
+
+// The format of a report: gtest's JSON, JUnit XML (ctest --output-junit too) or TAP.
+SuiteKind SuiteStage::report_format() const {
+  if (m_s.suite == SuiteKind::files) return m_s.suite_report;
+  return m_s.suite == SuiteKind::ctest ? SuiteKind::junit : m_s.suite;
+}
+
+fs::path SuiteStage::report_path(std::int64_t candidate, int index) const {
+  const SuiteKind format = report_format();
+  const char* ext = format == SuiteKind::gtest ? "json" : format == SuiteKind::junit ? "xml" : "tap";
+  if (index == rerun_index()) return candidate_dir(candidate) / fmt::format("rerun.{}", ext);
+  return candidate_dir(candidate) / fmt::format("shard-{}.{}", index, ext);
+}
+
+// ctest selects tests by number from a file: "0,0,0,N,N,..." (no range, then the numbers).
+static void write_ctest_selection(const fs::path& path, const std::vector<std::int64_t>& indices) {
+  std::string text = "0,0,0";
+  for (auto i : indices) text += fmt::format(",{}", i + 1);  // ctest numbers tests from 1
+  write_atomically(path, text + "\n");
+}
+
+// evaluate.files, expanded once, sorted, as absolute paths (jobs may run in another directory).
+std::vector<std::string> SuiteStage::test_files() {
+  if (m_files) return *m_files;
+  glob_t found{};
+  const int rc = ::glob(m_s.suite_files.c_str(), 0, nullptr, &found);
+  std::vector<std::string> files;
+  for (std::size_t i = 0; rc == 0 && i < found.gl_pathc; ++i) files.push_back(fs::absolute(found.gl_pathv[i]).string());
+  globfree(&found);
+  if (files.empty())
+    throw ConfigError(fmt::format("{}: [evaluate] files: '{}' matches no file (relative to {})",
+                                  m_s.config_path.filename().string(), m_s.suite_files, fs::current_path().string()));
+  std::sort(files.begin(), files.end());
+  m_files = std::move(files);
+  return *m_files;
+}
+
+void SuiteStage::add_shard_values(Values& values, std::int64_t candidate, int shard) {
+  fs::create_directories(candidate_dir(candidate));
+  const fs::path report = report_path(candidate, shard);
+  fs::remove(report);  // an earlier attempt's report is not this attempt's
+  m_reports.erase({candidate, shard});
+  values["report"] = report.string();
+  if (m_s.suite == SuiteKind::ctest) {
+    // The shard's tests come from the discovery, so it runs before the shards (on this host).
+    try {
+      const auto names = *discovery(candidate, jobs::render_argv(m_s.evaluate_command, values));
+      ctest_assignment(candidate, names);  // writes every shard's selection the first time
+      m_discovery_error.erase(candidate);
+    } catch (const suites::ReportError& e) {
+      m_discovery_error[candidate] = e.what();  // the shard fails with it, so the candidate is rolled back
+    }
+    return;
+  }
+  if (m_s.suite != SuiteKind::files) return;
+  const auto files = test_files();
+  const auto assignment = suites::assign_shards({}, files.size(), m_s.shards);
+  std::string list;
+  for (auto i : suites::tests_of_shard(assignment, shard)) list += files[static_cast<std::size_t>(i)] + "\n";
+  const fs::path list_path = candidate_dir(candidate) / fmt::format("shard-{}.files", shard);
+  write_atomically(list_path, list);
+  values["files"] = list_path.string();
+}
+
+void SuiteStage::finish_shard_task(jobs::TaskSpec& spec, std::int64_t candidate, int shard) const {
+  if (m_s.suite == SuiteKind::ctest) {
+    if (auto error = m_discovery_error.find(candidate); error != m_discovery_error.end()) {
+      spec.argv = {"sh", "-c", "printf '%s\\n' \"$0\" >&2; exit 1", error->second};
+      return;
+    }
+    spec.argv.push_back("-I");
+    spec.argv.push_back((candidate_dir(candidate) / fmt::format("shard-{}.ctest", shard)).string());
+    spec.argv.push_back("--output-junit");
+    spec.argv.push_back(report_path(candidate, shard).string());
+    return;
+  }
+  if (m_s.suite != SuiteKind::gtest) return;
+  spec.argv.push_back("--gtest_output=json:" + report_path(candidate, shard).string());
+  spec.env.emplace_back("GTEST_TOTAL_SHARDS", std::to_string(m_s.shards));
+  spec.env.emplace_back("GTEST_SHARD_INDEX", std::to_string(shard));
+}
+
+const std::vector<suites::TestResult>& SuiteStage::report(std::int64_t candidate, int index) {
+  const auto key = std::make_pair(candidate, index);
+  if (auto it = m_reports.find(key); it != m_reports.end()) return it->second;
+  const fs::path path = report_path(candidate, index);
+  const std::string text = read_text(path);
+  std::vector<suites::TestResult> parsed;
+  switch (report_format()) {
+    case SuiteKind::gtest: parsed = suites::parse_gtest_json(text, path.string()); break;
+    case SuiteKind::junit: parsed = suites::parse_junit_xml(text, path.string()); break;
+    default: parsed = suites::parse_tap(text, path.string()); break;
+  }
+  return m_reports.emplace(key, std::move(parsed)).first->second;
+}
+
+void SuiteStage::judge(results::TrialRecord& trial) {
+  if (!active() || trial.kind != results::TrialKind::evaluate) return;
+  if (trial.index >= m_s.shards && trial.index != rerun_index()) return;
+  m_reports.erase({trial.candidate, trial.index});  // this attempt's report, not a cached one
+  try {
+    const auto& tests = report(trial.candidate, trial.index);
+    const auto failed = std::count_if(tests.begin(), tests.end(),
+                                      [](const auto& t) { return results::is_failure(t.outcome); });
+    if (trial.status == results::TrialStatus::timeout) trial.metrics.push_back({"timed_out", 1});
+    trial.metrics.push_back({"tests_reported", static_cast<double>(tests.size())});
+    trial.metrics.push_back({"tests_failed", static_cast<double>(failed)});
+    trial.status = results::TrialStatus::ok;  // the tests' outcomes go to the gate
+    trial.reason.clear();
+  } catch (const suites::ReportError& e) {
+    if (trial.status == results::TrialStatus::ok) trial.status = results::TrialStatus::failed;
+    trial.reason = fmt::format("{}{}no readable report: {}", trial.reason, trial.reason.empty() ? "" : "; ", e.what());
+  }
+}
+
+bool SuiteStage::awaits_verdict(std::int64_t candidate, const std::vector<results::TrialRecord>& trials) const {
+  const auto latest = latest_evaluations(candidate, trials);
+  if (latest.contains(verdict_index())) return false;
+  for (int shard = 0; shard < m_s.shards; ++shard) {
+    auto it = latest.find(shard);
+    if (it == latest.end() || it->second->status != results::TrialStatus::ok) return false;
+  }
+  return true;
+}
+
+// The reference's recorded durations, by test name, for balancing shards; empty when unknown.
+std::vector<double> SuiteStage::reference_seconds(std::int64_t candidate, const std::vector<std::string>& names) const {
+  if (!m_store || !m_reference || *m_reference == candidate) return {};
+  const auto recorded = m_store->test_results(*m_reference);
+  if (!recorded || recorded->durations.empty()) return {};
+  const auto suite = m_store->test_suite(recorded->suite);
+  std::map<std::string_view, double> by_name;
+  for (std::size_t i = 0; i < suite.names.size(); ++i)
+    by_name.emplace(suite.names[i], results::duration_seconds(recorded->durations[i]));
+  std::vector<double> seconds(names.size(), std::nan(""));
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (auto it = by_name.find(names[i]); it != by_name.end()) seconds[i] = it->second;
+  return seconds;
+}
+
+// ctest: the shard of each discovered test, balanced by the reference's recorded durations when
+// it has them (longest first), by count otherwise. Decided once per candidate and kept on disk
+// (assignment.txt, and the -I selection of every shard), so a shard made again on resume or as a
+// later attempt gets exactly the tests it had.
+std::vector<std::int32_t> SuiteStage::ctest_assignment(std::int64_t candidate, const std::vector<std::string>& names) {
+  const fs::path path = candidate_dir(candidate) / "assignment.txt";
+  std::vector<std::int32_t> assignment;
+  if (fs::exists(path)) {
+    std::istringstream in(read_text(path));
+    for (std::int32_t shard = 0; in >> shard;) assignment.push_back(shard);
+    if (assignment.size() != names.size())
+      throw suites::ReportError(fmt::format("{}: {} shards for {} discovered tests", path.string(), assignment.size(),
+                                            names.size()));
+    return assignment;
+  }
+  assignment = suites::assign_shards(reference_seconds(candidate, names), names.size(), m_s.shards);
+  for (int shard = 0; shard < m_s.shards; ++shard)
+    write_ctest_selection(candidate_dir(candidate) / fmt::format("shard-{}.ctest", shard),
+                          suites::tests_of_shard(assignment, shard));
+  std::string text;
+  for (auto shard : assignment) text += fmt::format("{}\n", shard);
+  write_atomically(path, text);  // last: its presence means every selection is written
+  return assignment;
+}
+
+std::optional<std::vector<std::string>> SuiteStage::discovery(std::int64_t candidate,
+                                                             const std::vector<std::string>& argv) {
+  if (m_s.suite != SuiteKind::gtest && m_s.suite != SuiteKind::ctest) return std::nullopt;
+  const bool gtest = m_s.suite == SuiteKind::gtest;
+  const char* list_option = gtest ? "--gtest_list_tests" : "--show-only=json-v1";
+  const fs::path listing = candidate_dir(candidate) / "discovery.txt";
+  if (!fs::exists(listing)) {  // once per candidate; a resumed campaign reads the recorded listing
+    fs::create_directories(candidate_dir(candidate));
+    auto list_argv = argv;
+    list_argv.push_back(list_option);
+    const fs::path out = listing.string() + ".tmp", err = listing.string() + ".err";
+    const int status = run_to_files(list_argv, out, err, m_s.evaluate_timeout, m_path_prepend);
+    if (status != 0) {
+      std::string stderr_text;
+      try {
+        stderr_text = first_line(read_text(err));
+      } catch (const suites::ReportError&) {
+      }
+      throw suites::ReportError(fmt::format("test discovery '{} {}' {}{}{}", argv[0], list_option,
+                                            status < 0 ? "timed out" : fmt::format("ended with exit code {}", status),
+                                            stderr_text.empty() ? "" : ": ", stderr_text));
+    }
+    fs::rename(out, listing);
+  }
+  return gtest ? suites::parse_gtest_list(read_text(listing), listing.string())
+               : suites::parse_ctest_list(read_text(listing), listing.string());
+}
+
+suites::Assembled SuiteStage::assemble(std::int64_t candidate, const std::vector<std::string>& argv,
+                                       const std::vector<results::TrialRecord>& trials) {
+  const auto latest = latest_evaluations(candidate, trials);
+  const auto discovered = discovery(candidate, argv);
+  std::vector<std::int32_t> assignment;
+  if (discovered)
+    assignment = m_s.suite == SuiteKind::gtest ? suites::assign_gtest_shards(*discovered, m_s.shards)
+                                               : ctest_assignment(candidate, *discovered);
+  std::vector<suites::ShardRun> runs;
+  for (int shard = 0; shard < m_s.shards; ++shard) {
+    const results::TrialRecord& t = *latest.at(shard);
+    suites::ShardRun run{.shard = shard, .results = report(candidate, shard), .timed_out = has_metric(t, "timed_out")};
+    if (discovered) run.given = suites::tests_of_shard(assignment, shard);
+    if (t.exit_code != 0) run.ended = fmt::format("exit code {}", t.exit_code);
+    runs.push_back(std::move(run));
+  }
+  auto assembled = suites::assemble(discovered, runs);
+  if (auto rerun = latest.find(rerun_index()); rerun != latest.end()) {
+    const bool readable = rerun->second->status == results::TrialStatus::ok;
+    static const std::vector<suites::TestResult> none;
+    suites::apply_rerun(assembled, suites::failures_to_rerun(assembled),
+                        readable ? report(candidate, rerun_index()) : none, has_metric(*rerun->second, "timed_out"));
+  }
+  return assembled;
+}
+
+std::optional<jobs::TaskSpec> SuiteStage::rerun_task(std::int64_t candidate, std::vector<std::string> argv,
+                                                     const std::vector<results::TrialRecord>& trials) {
+  const bool gtest = m_s.suite == SuiteKind::gtest;
+  if ((!gtest && m_s.suite != SuiteKind::ctest) || !m_s.rerun_failures) return std::nullopt;
+  if (latest_evaluations(candidate, trials).contains(rerun_index())) return std::nullopt;
+  std::vector<std::int64_t> failures;
+  try {
+    const auto assembled = assemble(candidate, argv, trials);
+    failures = suites::failures_to_rerun(assembled);
+    if (failures.empty()) return std::nullopt;
+    if (!gtest) {
+      write_ctest_selection(candidate_dir(candidate) / "rerun.ctest", failures);
+    } else {
+    // A filter of thousands of names would pass the kernel's limit on one argument: gtest reads it
+    // from a flag file instead.
+    std::string filter = "--gtest_filter=";
+    for (std::size_t i = 0; i < failures.size(); ++i)
+      filter += (i ? ":" : "") + assembled.suite.names[static_cast<std::size_t>(failures[i])];
+    write_atomically(candidate_dir(candidate) / "rerun.flags", filter + "\n");
+    }
+  } catch (const suites::ReportError&) {
+    return std::nullopt;  // the verdict reports it
+  }
+  const fs::path report = report_path(candidate, rerun_index());
+  fs::remove(report);
+  m_reports.erase({candidate, rerun_index()});
+  if (gtest) {
+    argv.push_back("--gtest_flagfile=" + (candidate_dir(candidate) / "rerun.flags").string());
+    argv.push_back("--gtest_output=json:" + report.string());
+  } else {
+    argv.insert(argv.end(), {"-I", (candidate_dir(candidate) / "rerun.ctest").string(), "--output-junit", report.string()});
+  }
+  return jobs::TaskSpec{.id = encode_task_id({candidate, results::TrialKind::evaluate, rerun_index()}),
+                        .argv = std::move(argv),
+                        .timeout = m_s.evaluate_timeout,
+                        .resources = "evaluate"};
+}
+
+results::TrialRecord SuiteStage::verdict(results::Store& store, std::int64_t candidate, std::vector<std::string> argv,
+                                         const std::vector<results::TrialRecord>& trials,
+                                         std::optional<std::int64_t> baseline) {
+  results::TrialRecord v{.candidate = candidate, .kind = results::TrialKind::evaluate, .index = verdict_index(),
+                         .start = now_seconds(), .objective = std::nan("")};
+  try {
+    if (!store.test_results(candidate)) {
+      auto assembled = assemble(candidate, argv, trials);
+      const auto suite = store.add_test_suite(assembled.suite);
+      store.add_test_results({.candidate = candidate, .suite = suite, .outcomes = std::move(assembled.outcomes),
+                              .durations = std::move(assembled.durations),
+                              .messages = std::move(assembled.messages)});
+    }
+    // The verdict comes from the recorded bytes, as `flotilla results tests` computes it.
+    const auto mine = *store.test_results(candidate);
+    const auto summary = results::summarize(mine.outcomes);
+    results::GateVerdict gate;
+    results::TestDiff diff;
+    if (m_s.require == results::TestGate::all_pass) {
+      gate = results::decide_gate(results::TestGate::all_pass, summary, nullptr, nullptr);
+    } else if (baseline == candidate) {
+      gate = results::decide_gate(results::TestGate::no_regression, summary, &summary, &diff);
+    } else if (auto reference = baseline ? store.test_results(*baseline) : std::nullopt) {
+      const auto reference_summary = results::summarize(reference->outcomes);
+      diff = reference->suite == mine.suite
+                 ? results::diff_outcomes(reference->outcomes, mine.outcomes)
+                 : results::diff_outcomes(store.test_suite(reference->suite), reference->outcomes,
+                                          store.test_suite(mine.suite), mine.outcomes);
+      gate = results::decide_gate(results::TestGate::no_regression, summary, &reference_summary, &diff);
+    } else {
+      gate = results::decide_gate(results::TestGate::no_regression, summary, nullptr, nullptr);
+    }
+    v.status = gate.passed ? results::TrialStatus::ok : results::TrialStatus::failed;
+    v.reason = gate.reason;
+    v.metrics = {{"tests", static_cast<double>(summary.total)},
+                 {"tests_passed", static_cast<double>(summary.pass)},
+                 {"tests_failed", static_cast<double>(summary.fail + summary.error + summary.timeout)},
+                 {"tests_skipped", static_cast<double>(summary.skip)},
+                 {"tests_not_run", static_cast<double>(summary.not_run)},
+                 {"tests_flaky", static_cast<double>(summary.flaky)},
+                 {"tests_regressions", static_cast<double>(diff.regressions.size())},
+                 {"tests_fixes", static_cast<double>(diff.fixes.size())}};
+  } catch (const suites::ReportError& e) {
+    v.status = results::TrialStatus::failed;
+    v.reason = e.what();
+  }
+  // The parsed reports are in the file now; a suite of millions of tests should not stay in memory.
+  std::erase_if(m_reports, [&](const auto& entry) { return entry.first.first == candidate; });
+  v.end = now_seconds();
+  return v;
+}
+
+}  // namespace flotilla::scheduler

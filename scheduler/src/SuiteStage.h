@@ -1,0 +1,100 @@
+// SuiteStage.h — the evaluate stage of a campaign whose shards report per-test outcomes
+// (evaluate.suite = gtest, files, junit or tap; docs/tests.md).
+//
+// Per evaluated candidate:
+//  1. its shard tasks run through the backend like any evaluate shard; each writes a report to
+//     RESULTS.tests/candidate-N/shard-K.EXT (gtest: GTEST_TOTAL_SHARDS / GTEST_SHARD_INDEX and
+//     --gtest_output; ctest: -I with the shard's test numbers and --output-junit; files: {files}
+//     names a list of this shard's files; junit/tap: {report});
+//  2. a shard's trial is ok when its report is readable — failing tests are the gate's business,
+//     not the shard's — and failed, naming the report, when it is missing or malformed;
+//  3. once every shard is in: discovery (gtest: `COMMAND --gtest_list_tests`; ctest: `COMMAND
+//     --show-only=json-v1`, before the shards, which it divides; run once per candidate on the
+//     scheduler's host and kept as discovery.txt), assembly of the reports, one re-run of the
+//     failures (gtest and ctest with evaluate.rerun_failures; a task at evaluate index
+//     shards + 1), the outcomes recorded in /tests, and the gate's verdict recorded as the
+//     evaluate trial at index `shards`, which the analysis requires (CampaignInfo::test_gate).
+// Reports stay on disk, so a resumed campaign re-reads them instead of running a shard again.
+// Invariants: a stale report of an earlier attempt is removed when its task is made, so it is
+// never taken for the current attempt's; the verdict is computed from recorded bytes only
+// (results::decide_gate), so `flotilla results tests` reaches the same verdict.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "flotilla/jobs/Task.h"
+#include "flotilla/results/Store.h"
+#include "flotilla/scheduler/Settings.h"
+#include "flotilla/suites/Assemble.h"
+
+namespace flotilla::scheduler {
+
+class SuiteStage {
+ public:
+  using Values = std::map<std::string, std::string, std::less<>>;
+
+  // `path_prepend`: where discovery looks for the command first, as the backends do for tasks.
+  SuiteStage(const Settings& settings, std::vector<std::filesystem::path> path_prepend)
+      : m_s(settings), m_path_prepend(std::move(path_prepend)) {}
+
+  bool active() const { return m_s.suite != suites::SuiteKind::exit; }
+  // Where recorded durations come from for balancing ctest shards: the reference candidate's
+  // (the baseline's) recorded outcomes.
+  void set_reference(const results::Store* store, std::optional<std::int64_t> reference) {
+    m_store = store;
+    m_reference = reference;
+  }
+  // Evaluate index of the gate's verdict, and of the re-run of failures.
+  int verdict_index() const { return m_s.shards; }
+  int rerun_index() const { return m_s.shards + 1; }
+
+  // Before rendering a shard's command: {report} and {files}. Writes the shard's list of files
+  // (files) and removes a report an earlier attempt left.
+  void add_shard_values(Values& values, std::int64_t candidate, int shard);
+  // After rendering: what gtest needs beyond the user's command.
+  void finish_shard_task(jobs::TaskSpec& spec, std::int64_t candidate, int shard) const;
+
+  // A shard's (or the re-run's) trial as the gate sees it (see 2. above); other trials unchanged.
+  void judge(results::TrialRecord& trial);
+
+  // Whether the candidate has every shard recorded and ok, and no verdict yet.
+  bool awaits_verdict(std::int64_t candidate, const std::vector<results::TrialRecord>& trials) const;
+
+  // The re-run of the candidate's failures, when its kind and the settings ask for one and it has
+  // not run yet; `argv` is the candidate's rendered evaluate command (shard 0).
+  std::optional<jobs::TaskSpec> rerun_task(std::int64_t candidate, std::vector<std::string> argv,
+                                           const std::vector<results::TrialRecord>& trials);
+
+  // Assembles, records the outcomes and returns the verdict trial (not yet recorded).
+  // `baseline`: the baseline candidate's id, when the campaign has one.
+  results::TrialRecord verdict(results::Store& store, std::int64_t candidate, std::vector<std::string> argv,
+                               const std::vector<results::TrialRecord>& trials, std::optional<std::int64_t> baseline);
+
+ private:
+  std::filesystem::path candidate_dir(std::int64_t candidate) const;
+  std::filesystem::path report_path(std::int64_t candidate, int index) const;
+  suites::SuiteKind report_format() const;
+  std::vector<std::string> test_files();
+  std::vector<double> reference_seconds(std::int64_t candidate, const std::vector<std::string>& names) const;
+  std::vector<std::int32_t> ctest_assignment(std::int64_t candidate, const std::vector<std::string>& names);
+  std::optional<std::vector<std::string>> discovery(std::int64_t candidate, const std::vector<std::string>& argv);
+  suites::Assembled assemble(std::int64_t candidate, const std::vector<std::string>& argv,
+                             const std::vector<results::TrialRecord>& trials);
+  const std::vector<suites::TestResult>& report(std::int64_t candidate, int index);
+
+  const Settings& m_s;
+  std::vector<std::filesystem::path> m_path_prepend;
+  std::optional<std::vector<std::string>> m_files;                                   // the glob, once
+  std::map<std::pair<std::int64_t, int>, std::vector<suites::TestResult>> m_reports;  // parsed reports
+  const results::Store* m_store = nullptr;
+  std::optional<std::int64_t> m_reference;
+  std::map<std::int64_t, std::string> m_discovery_error;  // ctest: candidates whose discovery failed
+};
+
+}  // namespace flotilla::scheduler
