@@ -230,6 +230,10 @@ struct GemvData {
   std::vector<double> w_decoded;  // what the kernel multiplies, row-major (for the reference)
 };
 
+GemvVariant gemv_variant(const Params& p) {
+  return GemvVariant{iparam(p, "rows_per_team"), iparam(p, "unroll"), iparam(p, "split_k"), iparam(p, "interleave")};
+}
+
 GemvData make_gemv(const Params& p, bool keep_decoded) {
   const int rows = iparam(p, "rows"), cols = iparam(p, "cols"), batch = iparam(p, "batch");
   const auto seed = static_cast<std::uint64_t>(int_param(p, "seed"));
@@ -254,13 +258,8 @@ GemvData make_gemv(const Params& p, bool keep_decoded) {
     if (keep_decoded)
       for (std::size_t k = 0; k < g.w_decoded.size(); ++k) g.w_decoded[k] = seeded_uniform(seed, 1, k, scale);
   }
-  const GemvVariant v{iparam(p, "rows_per_team"), iparam(p, "unroll"), iparam(p, "split_k")};
-  g.ws = Vec("ws", gemv_workspace_size(v, batch, rows));
+  g.ws = Vec("ws", gemv_workspace_size(gemv_variant(p), batch, rows));
   return g;
-}
-
-GemvVariant gemv_variant(const Params& p) {
-  return GemvVariant{iparam(p, "rows_per_team"), iparam(p, "unroll"), iparam(p, "split_k")};
 }
 
 decode_cuda::Run run_gemv_cuda(const Params& p, const GemvData& g, bool keep) {
@@ -357,6 +356,8 @@ class GemvFamily final : public KernelFamily {
       {"rows_per_team", "output rows per team (CUDA: block)", "8", {}, 1, 4096},
       {"unroll", "columns per step, each with its own partial sum", "1", {"1", "2", "4", "8"}, 0, 0},
       {"split_k", "the K range split into partial sums added by a second kernel", "1", {"1", "2", "4", "8", "16"}, 0, 0},
+      {"interleave", "rows whose dot products run in one loop: more memory streams in flight (ignored by the CUDA twin)",
+       "1", {"1", "2", "4"}, 0, 0},
       {"rows", "output rows (N)", "4096", {}, 1, 65536},
       {"cols", "input columns (K)", "4096", {}, 1, 65536},
       {"batch", "tokens multiplied per weight pass (1: GEMV; >1: skinny GEMM)", "1", {}, 1, max_batch},
@@ -376,7 +377,9 @@ struct AttnData {
   Vec ws;
 };
 
-AttnVariant attn_variant(const Params& p) { return AttnVariant{iparam(p, "splits"), iparam(p, "unroll")}; }
+AttnVariant attn_variant(const Params& p) {
+  return AttnVariant{iparam(p, "splits"), iparam(p, "unroll"), iparam(p, "heads_per_team"), iparam(p, "prefetch")};
+}
 
 AttnData make_attention(const Params& p) {
   const int len = iparam(p, "seq_len"), heads = iparam(p, "heads"), hd = iparam(p, "head_dim"),
@@ -392,6 +395,12 @@ AttnData make_attention(const Params& p) {
 void check_attention(const Params& p) {
   if (iparam(p, "batch") > iparam(p, "seq_len"))
     throw InvalidParameter("batch", "parameter 'batch' (" + p.at("batch") + ") must be <= seq_len (" + p.at("seq_len") + ")");
+  // A team's accumulators live on its stack (heads_per_team beyond the heads means all of them).
+  const long floats = long(std::min(iparam(p, "heads_per_team"), iparam(p, "heads"))) * iparam(p, "head_dim");
+  if (floats > max_attn_team_floats)
+    throw InvalidParameter("heads_per_team", "parameters 'heads_per_team' * 'head_dim' (" + std::to_string(floats) +
+                                                 ") must be <= " + std::to_string(max_attn_team_floats) +
+                                                 " accumulators per team");
 }
 
 class AttentionFamily final : public KernelFamily {
@@ -488,7 +497,11 @@ class AttentionFamily final : public KernelFamily {
   std::vector<ParamDecl> m_params = {
       {"splits", "chunks the keys of one (token, head) are cut into, merged by a second kernel", "1",
        {"1", "2", "4", "8", "16", "32", "64"}, 0, 0},
-      {"unroll", "head-dim columns per step of the q.k dot, each with its own partial sum", "1", {"1", "2", "4", "8"}, 0, 0},
+      {"unroll", "head-dim columns per step of the q.k dot (each with its own partial sum) and of the V update", "1",
+       {"1", "2", "4", "8"}, 0, 0},
+      {"heads_per_team", "heads one team walks together; all of them: each K and V row is read whole, in order", "1",
+       {}, 1, max_attn_team_heads},
+      {"prefetch", "K and V rows ahead to prefetch (0: none; a CPU hint, ignored by the CUDA twin)", "0", {}, 0, 64},
       {"seq_len", "tokens in the KV cache", "4096", {}, 1, 262144},
       {"heads", "attention heads", "8", {}, 1, 128},
       {"head_dim", "dimension of one head", "64", {}, 1, max_head_dim},

@@ -53,6 +53,7 @@ struct GemvVariant {
   int rows_per_team = 8;  // output rows per team (CUDA: block)
   int unroll = 1;         // columns per step, each with its own partial sum: 1, 2, 4, 8
   int split_k = 1;        // the column range split into this many partial sums, added in a 2nd kernel
+  int interleave = 1;     // rows whose dot products run in one loop (1, 2, 4): more memory streams at once
 };
 // Workspace for split_k > 1: split_k * batch * rows floats (gemv_workspace_size).
 std::size_t gemv_workspace_size(const GemvVariant& v, int batch, int rows);
@@ -62,11 +63,23 @@ void gemv(const GemvVariant& v, Mat16 w, Mat x, Mat y, Vec workspace);
 // ---- decode attention (flash-decoding split-K) over a KV cache.
 // q(t, h*hd + i) for the `batch` tokens at positions pos0 .. pos0+batch-1; token t attends to
 // cache rows 0 .. pos0+t. The keys of each (token, head) are cut into `splits` chunks, each
-// reduced with an online softmax; a second kernel merges the chunks.
+// reduced with an online softmax; a second kernel merges the chunks. One work item takes one
+// chunk of `heads_per_team` consecutive heads: with 1 it walks one head's head_dim-wide slice of
+// every cache row (a short piece every heads*head_dim floats, which defeats a CPU's prefetchers);
+// with all the heads it reads each K and V row whole and in order. A head's result does not
+// depend on heads_per_team: every head is reduced in the same order either way.
 struct AttnVariant {
   int splits = 1;
-  int unroll = 1;  // head-dim columns per step of the q.k dot, each with its own partial sum: 1, 2, 4, 8
+  int unroll = 1;          // head-dim columns per step of the q.k dot and of the V update: 1, 2, 4, 8
+  int heads_per_team = 1;  // heads one work item walks together (the last one takes the remainder)
+  int prefetch = 0;        // cache rows ahead to prefetch (a CPU hint; 0: none, left to the hardware)
 };
+// A work item keeps heads_per_team * head_dim accumulators on its stack: at most this many, and
+// at most this many heads (heads_per_team larger than the heads is taken as all the heads).
+inline constexpr int max_attn_team_floats = 4096;
+inline constexpr int max_attn_team_heads = 128;
+// The merge kernel keeps one weight per chunk on its stack.
+inline constexpr int max_attn_splits = 64;
 std::size_t attention_workspace_size(const AttnVariant& v, int batch, int heads, int head_dim);
 void decode_attention(const AttnVariant& v, Mat q, int q_offset, Mat kcache, Mat vcache, int pos0, int heads,
                       Mat out, Vec workspace);

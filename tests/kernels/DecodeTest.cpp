@@ -86,11 +86,37 @@ TEST(Gemv, EveryVariantMatchesTheReference) {
   for (const char* weights : {"fp32", "bf16"})
     for (const char* unroll : {"1", "2", "4", "8"})
       for (const char* split : {"1", "4", "16"})
-        for (const char* batch : {"1", "3"}) {
-          const fk::Params p{{"weights", weights}, {"unroll", unroll}, {"split_k", split}, {"rows_per_team", "5"},
-                             {"rows", "37"}, {"cols", "101"}, {"batch", batch}};
-          EXPECT_LT(verify_all("gemv", p, 2), 1e-6) << weights << " unroll " << unroll << " split " << split;
-        }
+        for (const char* interleave : {"1", "2", "4"})  // 5 rows per team: a remainder row or more
+          for (const char* batch : {"1", "3"}) {
+            const fk::Params p{
+                {"weights", weights},   {"unroll", unroll}, {"split_k", split}, {"interleave", interleave},
+                {"rows_per_team", "5"}, {"rows", "37"},     {"cols", "101"},    {"batch", batch}};
+            EXPECT_LT(verify_all("gemv", p, 2), 1e-6)
+                << weights << " unroll " << unroll << " split " << split << " interleave " << interleave;
+          }
+}
+
+// Interleaving rows changes which rows share a loop, never a row's summation order.
+TEST(Gemv, InterleavedRowsGiveTheSameBits) {
+  const int rows = 29, cols = 77, batch = 3;
+  fd::Mat w("w", rows, cols), x("x", batch, cols), y1("y1", batch, rows), y("y", batch, rows);
+  auto wh = Kokkos::create_mirror_view(w);
+  auto xh = Kokkos::create_mirror_view(x);
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) wh(r, c) = fd::seeded_uniform(5, 1, r * cols + c, 1.0f);
+  for (int t = 0; t < batch; ++t)
+    for (int c = 0; c < cols; ++c) xh(t, c) = fd::seeded_uniform(5, 2, t * cols + c, 1.0f);
+  Kokkos::deep_copy(w, wh);
+  Kokkos::deep_copy(x, xh);
+  fd::Vec ws("ws", 1);
+  fd::gemv(fd::GemvVariant{6, 8, 1, 1}, w, x, y1, ws);
+  auto y1h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y1);
+  for (int interleave : {2, 4}) {
+    fd::gemv(fd::GemvVariant{6, 8, 1, interleave}, w, x, y, ws);
+    auto yh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y);
+    for (int t = 0; t < batch; ++t)
+      for (int r = 0; r < rows; ++r) ASSERT_EQ(yh(t, r), y1h(t, r)) << "interleave " << interleave << " row " << r;
+  }
 }
 
 TEST(Gemv, BenchmarkMetrics) {
@@ -136,9 +162,30 @@ TEST(Attention, EverySplitMatchesTheReference) {
     }
 }
 
+// Heads walked together (1, a group with a remainder, all, more than all) and prefetching
+// change the memory order only; every combination still matches the reference.
+TEST(Attention, EveryHeadGroupingMatchesTheReference) {
+  for (const char* group : {"1", "2", "3", "8"})
+    for (const char* prefetch : {"0", "2"})
+      for (const char* splits : {"1", "4"})
+        for (const char* batch : {"1", "4"}) {
+          const fk::Params p{{"heads_per_team", group}, {"prefetch", prefetch}, {"splits", splits}, {"unroll", "8"},
+                             {"seq_len", "37"},         {"heads", "3"},         {"head_dim", "12"}, {"batch", batch}};
+          EXPECT_LT(verify_all("attention", p, 3), 1e-6)
+              << "heads_per_team " << group << " prefetch " << prefetch << " splits " << splits << " batch " << batch;
+        }
+}
+
 TEST(Attention, RejectsABatchLongerThanTheCache) {
   EXPECT_EQ(rejection("attention", {{"seq_len", "3"}, {"batch", "4"}}),
             "batch: parameter 'batch' (4) must be <= seq_len (3)");
+}
+
+TEST(Attention, RejectsMoreAccumulatorsThanATeamHolds) {
+  EXPECT_EQ(rejection("attention", {{"heads", "32"}, {"head_dim", "256"}, {"heads_per_team", "32"}}),
+            "heads_per_team: parameters 'heads_per_team' * 'head_dim' (8192) must be <= 4096 accumulators per team");
+  // Beyond the heads it means all of them: 8 heads of 64 fit.
+  EXPECT_EQ(rejection("attention", {{"seq_len", "8"}, {"heads_per_team", "128"}, {"iters", "1"}}), "accepted");
 }
 
 TEST(NgramDraft, ProposesWhatFollowedTheLatestEarlierOccurrence) {
