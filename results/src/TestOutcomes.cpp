@@ -146,6 +146,9 @@ GateVerdict decide_gate(TestGate gate, const TestSummary& candidate, const TestS
   // and a gate must not open for want of data. (The baseline, compared with itself, passes.)
   if (baseline == nullptr || against_baseline == nullptr)
     return {false, "the baseline's test outcomes are missing: nothing to compare with"};
+  // A suite that ran nothing (a wrong filter or test directory) proves nothing, even against a
+  // baseline that ran nothing either.
+  if (candidate.total == 0) return {false, "no tests were found"};
   if (!against_baseline->regressions.empty()) {
     const auto n = against_baseline->regressions.size();
     return {false, fmt::format("{} regression{} against the baseline", n, n == 1 ? "" : "s")};

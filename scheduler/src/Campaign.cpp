@@ -82,6 +82,7 @@ class CampaignRunner {
   }
 
   int run() {
+    m_suite.prepare();
     open_store();
     const double started = now_seconds();
     std::string stop;
@@ -126,6 +127,12 @@ class CampaignRunner {
                                  .created = now_seconds()};
       m_store.emplace(results::Store::create(m_s.results, info));
       m_store->add_event({now_seconds(), "campaign_started", fmt::format("pid {}", getpid())});
+      // Reports and discoveries left by an earlier campaign of the same name belong to another
+      // results file: reusing them would judge this campaign's candidates by someone else's tests.
+      if (m_suite.active() && std::filesystem::exists(m_s.tests_dir)) {
+        m_err << fmt::format("{}: left by an earlier campaign with no results file: removed\n", m_s.tests_dir.string());
+        std::filesystem::remove_all(m_s.tests_dir);
+      }
     }
     // Replay: the strategy learns every recorded candidate, in the order they were proposed.
     auto summary = summarize();
@@ -326,18 +333,19 @@ class CampaignRunner {
     return values;
   }
 
-  jobs::TaskSpec make_task(std::int64_t id, results::TrialKind kind, int index) {
+  jobs::TaskSpec make_task(std::int64_t id, results::TrialKind kind, int index, int attempt = 0) {
     auto values = task_values(id, kind, index);
     const bool explore = kind == results::TrialKind::explore;
-    if (!explore && m_suite.active()) m_suite.add_shard_values(values, id, index);
+    if (!explore && m_suite.active()) m_suite.add_shard_values(values, id, index, attempt);
     auto spec = jobs::TaskSpec{.id = encode_task_id({id, kind, index}),
                           .argv = jobs::render_argv(explore ? m_s.explore_command : m_s.evaluate_command, values),
                           .timeout = explore ? m_s.explore_timeout : m_s.evaluate_timeout,
                           .objective = explore ? m_s.objective : std::string(),
+                          .attempt = attempt,
                           .resources = explore ? "explore" : "evaluate",
                           .after = explore ? "" : "explore",
                           .array_index = explore ? -1 : index};
-    if (!explore && m_suite.active()) m_suite.finish_shard_task(spec, id, index);
+    if (!explore && m_suite.active()) m_suite.finish_shard_task(spec, id, index, attempt);
     return spec;
   }
 
@@ -407,11 +415,10 @@ class CampaignRunner {
     const auto key = decode_task_id(r.id);
     std::optional<jobs::TaskSpec> rerun;
     if (m_suite.active() && key.kind == results::TrialKind::evaluate && key.index == m_suite.rerun_index()) {
-      rerun = m_suite.rerun_task(key.candidate, suite_argv(key.candidate), m_trials);
+      rerun = m_suite.rerun_task(key.candidate, suite_argv(key.candidate), m_trials, r.attempt + 1);
       if (!rerun) return;
     }
-    auto spec = rerun ? std::move(*rerun) : make_task(key.candidate, key.kind, key.index);
-    spec.attempt = r.attempt + 1;
+    auto spec = rerun ? std::move(*rerun) : make_task(key.candidate, key.kind, key.index, r.attempt + 1);
     m_store->add_event({now_seconds(), "task_requeued",
                         fmt::format("candidate {} {} {} attempt {}: {}", key.candidate, results::to_string(key.kind),
                                     key.index, spec.attempt, r.reason)});

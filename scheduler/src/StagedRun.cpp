@@ -35,6 +35,7 @@ Settings stage_settings(const std::function<Settings()>& load, int stage, const 
   const auto campaign_results = s.results;
   s.results = stage_path(campaign_results, stage);
   if (s.slurm.jobs_dir == campaign_results.string() + ".jobs") s.slurm.jobs_dir = s.results.string() + ".jobs";
+  s.tests_dir = s.results.string() + ".tests";  // each stage's candidates are its own
   s.name += fmt::format(".stage{}", stage);
   s.staged = false;
   s.baseline = incumbent;

@@ -36,8 +36,11 @@ double now_seconds() {
 }
 
 std::string read_text(const fs::path& path) {
+  errno = 0;
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw suites::ReportError(fmt::format("{}: cannot read the report: {}", path.string(), std::strerror(errno)));
+  if (!in)
+    throw suites::ReportError(fmt::format("{}: cannot read it: {}", path.string(),
+                                          errno != 0 ? std::strerror(errno) : "open failed"));
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
@@ -136,11 +139,13 @@ SuiteKind SuiteStage::report_format() const {
   return m_s.suite == SuiteKind::ctest ? SuiteKind::junit : m_s.suite;
 }
 
-fs::path SuiteStage::report_path(std::int64_t candidate, int index) const {
+// One report per attempt: a task made again (on resume, or when a job's results are taken from
+// its results file) never removes or overwrites the report another attempt wrote.
+fs::path SuiteStage::report_path(std::int64_t candidate, int index, int attempt) const {
   const SuiteKind format = report_format();
   const char* ext = format == SuiteKind::gtest ? "json" : format == SuiteKind::junit ? "xml" : "tap";
-  if (index == rerun_index()) return candidate_dir(candidate) / fmt::format("rerun.{}", ext);
-  return candidate_dir(candidate) / fmt::format("shard-{}.{}", index, ext);
+  if (index == rerun_index()) return candidate_dir(candidate) / fmt::format("rerun.a{}.{}", attempt, ext);
+  return candidate_dir(candidate) / fmt::format("shard-{}.a{}.{}", index, attempt, ext);
 }
 
 // ctest selects tests by number from a file: "0,0,0,N,N,..." (no range, then the numbers).
@@ -166,12 +171,37 @@ std::vector<std::string> SuiteStage::test_files() {
   return *m_files;
 }
 
-void SuiteStage::add_shard_values(Values& values, std::int64_t candidate, int shard) {
+// The candidate's test files: the glob as it matched when the candidate's first shard was made,
+// kept (files.txt), so a shard made again on resume gets the files it had even if the corpus
+// has changed since.
+std::vector<std::string> SuiteStage::candidate_files(std::int64_t candidate) {
+  const fs::path path = candidate_dir(candidate) / "files.txt";
+  if (fs::exists(path)) {
+    std::istringstream in(read_text(path));
+    std::vector<std::string> files;
+    for (std::string line; std::getline(in, line);)
+      if (!line.empty()) files.push_back(line);
+    return files;
+  }
+  const auto files = test_files();
+  std::string text;
+  for (const auto& f : files) text += f + "\n";
+  write_atomically(path, text);
+  return files;
+}
+
+void SuiteStage::record_shard_sizes(std::int64_t candidate, const std::vector<std::int32_t>& assignment) {
+  for (int shard = 0; shard < m_s.shards; ++shard) m_shard_sizes[{candidate, shard}] = 0;
+  for (auto shard : assignment) ++m_shard_sizes[{candidate, shard}];
+}
+
+void SuiteStage::prepare() {
+  if (m_s.suite == SuiteKind::files) (void)test_files();  // a glob that matches nothing is an error now
+}
+
+void SuiteStage::add_shard_values(Values& values, std::int64_t candidate, int shard, int attempt) {
   fs::create_directories(candidate_dir(candidate));
-  const fs::path report = report_path(candidate, shard);
-  fs::remove(report);  // an earlier attempt's report is not this attempt's
-  m_reports.erase({candidate, shard});
-  values["report"] = report.string();
+  values["report"] = report_path(candidate, shard, attempt).string();
   if (m_s.suite == SuiteKind::ctest) {
     // The shard's tests come from the discovery, so it runs before the shards (on this host).
     try {
@@ -184,7 +214,7 @@ void SuiteStage::add_shard_values(Values& values, std::int64_t candidate, int sh
     return;
   }
   if (m_s.suite != SuiteKind::files) return;
-  const auto files = test_files();
+  const auto files = candidate_files(candidate);
   const auto assignment = suites::assign_shards({}, files.size(), m_s.shards);
   std::string list;
   for (auto i : suites::tests_of_shard(assignment, shard)) list += files[static_cast<std::size_t>(i)] + "\n";
@@ -193,44 +223,48 @@ void SuiteStage::add_shard_values(Values& values, std::int64_t candidate, int sh
   values["files"] = list_path.string();
 }
 
-void SuiteStage::finish_shard_task(jobs::TaskSpec& spec, std::int64_t candidate, int shard) const {
+void SuiteStage::finish_shard_task(jobs::TaskSpec& spec, std::int64_t candidate, int shard, int attempt) const {
+  const fs::path report = report_path(candidate, shard, attempt);
   if (m_s.suite == SuiteKind::ctest) {
     if (auto error = m_discovery_error.find(candidate); error != m_discovery_error.end()) {
       spec.argv = {"sh", "-c", "printf '%s\\n' \"$0\" >&2; exit 1", error->second};
       return;
     }
+    if (auto tests = m_shard_sizes.find({candidate, shard}); tests != m_shard_sizes.end() && tests->second == 0) {
+      // More shards than tests: ctest -I with no numbers would run every test, so this shard
+      // reports an empty suite instead.
+      spec.argv = {"sh", "-c", "printf '<testsuite tests=\"0\"/>\\n' > \"$0\"", report.string()};
+      return;
+    }
     spec.argv.push_back("-I");
     spec.argv.push_back((candidate_dir(candidate) / fmt::format("shard-{}.ctest", shard)).string());
     spec.argv.push_back("--output-junit");
-    spec.argv.push_back(report_path(candidate, shard).string());
+    spec.argv.push_back(report.string());
     return;
   }
   if (m_s.suite != SuiteKind::gtest) return;
-  spec.argv.push_back("--gtest_output=json:" + report_path(candidate, shard).string());
+  spec.argv.push_back("--gtest_output=json:" + report.string());
   spec.env.emplace_back("GTEST_TOTAL_SHARDS", std::to_string(m_s.shards));
   spec.env.emplace_back("GTEST_SHARD_INDEX", std::to_string(shard));
 }
 
-const std::vector<suites::TestResult>& SuiteStage::report(std::int64_t candidate, int index) {
-  const auto key = std::make_pair(candidate, index);
-  if (auto it = m_reports.find(key); it != m_reports.end()) return it->second;
-  const fs::path path = report_path(candidate, index);
+// Parsed when needed and not kept: a suite of millions of tests is parsed once when its shard
+// reports (to judge it) and once for the verdict, and held in memory only meanwhile.
+std::vector<suites::TestResult> SuiteStage::report(std::int64_t candidate, int index, int attempt) const {
+  const fs::path path = report_path(candidate, index, attempt);
   const std::string text = read_text(path);
-  std::vector<suites::TestResult> parsed;
   switch (report_format()) {
-    case SuiteKind::gtest: parsed = suites::parse_gtest_json(text, path.string()); break;
-    case SuiteKind::junit: parsed = suites::parse_junit_xml(text, path.string()); break;
-    default: parsed = suites::parse_tap(text, path.string()); break;
+    case SuiteKind::gtest: return suites::parse_gtest_json(text, path.string());
+    case SuiteKind::junit: return suites::parse_junit_xml(text, path.string());
+    default: return suites::parse_tap(text, path.string());
   }
-  return m_reports.emplace(key, std::move(parsed)).first->second;
 }
 
 void SuiteStage::judge(results::TrialRecord& trial) {
   if (!active() || trial.kind != results::TrialKind::evaluate) return;
   if (trial.index >= m_s.shards && trial.index != rerun_index()) return;
-  m_reports.erase({trial.candidate, trial.index});  // this attempt's report, not a cached one
   try {
-    const auto& tests = report(trial.candidate, trial.index);
+    const auto tests = report(trial.candidate, trial.index, trial.attempt);
     const auto failed = std::count_if(tests.begin(), tests.end(),
                                       [](const auto& t) { return results::is_failure(t.outcome); });
     if (trial.status == results::TrialStatus::timeout) trial.metrics.push_back({"timed_out", 1});
@@ -282,9 +316,11 @@ std::vector<std::int32_t> SuiteStage::ctest_assignment(std::int64_t candidate, c
     if (assignment.size() != names.size())
       throw suites::ReportError(fmt::format("{}: {} shards for {} discovered tests", path.string(), assignment.size(),
                                             names.size()));
+    record_shard_sizes(candidate, assignment);
     return assignment;
   }
   assignment = suites::assign_shards(reference_seconds(candidate, names), names.size(), m_s.shards);
+  record_shard_sizes(candidate, assignment);
   for (int shard = 0; shard < m_s.shards; ++shard)
     write_ctest_selection(candidate_dir(candidate) / fmt::format("shard-{}.ctest", shard),
                           suites::tests_of_shard(assignment, shard));
@@ -297,6 +333,7 @@ std::vector<std::int32_t> SuiteStage::ctest_assignment(std::int64_t candidate, c
 std::optional<std::vector<std::string>> SuiteStage::discovery(std::int64_t candidate,
                                                              const std::vector<std::string>& argv) {
   if (m_s.suite != SuiteKind::gtest && m_s.suite != SuiteKind::ctest) return std::nullopt;
+  if (auto known = m_discovered.find(candidate); known != m_discovered.end()) return known->second;
   const bool gtest = m_s.suite == SuiteKind::gtest;
   const char* list_option = gtest ? "--gtest_list_tests" : "--show-only=json-v1";
   const fs::path listing = candidate_dir(candidate) / "discovery.txt";
@@ -312,14 +349,17 @@ std::optional<std::vector<std::string>> SuiteStage::discovery(std::int64_t candi
         stderr_text = first_line(read_text(err));
       } catch (const suites::ReportError&) {
       }
-      throw suites::ReportError(fmt::format("test discovery '{} {}' {}{}{}", argv[0], list_option,
+      throw suites::ReportError(fmt::format("candidate {}: test discovery '{} {}' {}{}{} (stderr: {})", candidate,
+                                            fmt::join(argv, " "), list_option,
                                             status < 0 ? "timed out" : fmt::format("ended with exit code {}", status),
-                                            stderr_text.empty() ? "" : ": ", stderr_text));
+                                            stderr_text.empty() ? "" : ": ", stderr_text, err.string()));
     }
     fs::rename(out, listing);
   }
-  return gtest ? suites::parse_gtest_list(read_text(listing), listing.string())
-               : suites::parse_ctest_list(read_text(listing), listing.string());
+  auto names = gtest ? suites::parse_gtest_list(read_text(listing), listing.string())
+                     : suites::parse_ctest_list(read_text(listing), listing.string());
+  // Kept for the candidate's shards (ctest divides them by it), until its verdict.
+  return m_discovered.insert_or_assign(candidate, std::move(names)).first->second;
 }
 
 suites::Assembled SuiteStage::assemble(std::int64_t candidate, const std::vector<std::string>& argv,
@@ -333,7 +373,8 @@ suites::Assembled SuiteStage::assemble(std::int64_t candidate, const std::vector
   std::vector<suites::ShardRun> runs;
   for (int shard = 0; shard < m_s.shards; ++shard) {
     const results::TrialRecord& t = *latest.at(shard);
-    suites::ShardRun run{.shard = shard, .results = report(candidate, shard), .timed_out = has_metric(t, "timed_out")};
+    suites::ShardRun run{.shard = shard, .results = report(candidate, shard, t.attempt),
+                         .timed_out = has_metric(t, "timed_out")};
     if (discovered) run.given = suites::tests_of_shard(assignment, shard);
     if (t.exit_code != 0) run.ended = fmt::format("exit code {}", t.exit_code);
     runs.push_back(std::move(run));
@@ -341,15 +382,16 @@ suites::Assembled SuiteStage::assemble(std::int64_t candidate, const std::vector
   auto assembled = suites::assemble(discovered, runs);
   if (auto rerun = latest.find(rerun_index()); rerun != latest.end()) {
     const bool readable = rerun->second->status == results::TrialStatus::ok;
-    static const std::vector<suites::TestResult> none;
     suites::apply_rerun(assembled, suites::failures_to_rerun(assembled),
-                        readable ? report(candidate, rerun_index()) : none, has_metric(*rerun->second, "timed_out"));
+                        readable ? report(candidate, rerun_index(), rerun->second->attempt)
+                                 : std::vector<suites::TestResult>{},
+                        has_metric(*rerun->second, "timed_out"));
   }
   return assembled;
 }
 
 std::optional<jobs::TaskSpec> SuiteStage::rerun_task(std::int64_t candidate, std::vector<std::string> argv,
-                                                     const std::vector<results::TrialRecord>& trials) {
+                                                     const std::vector<results::TrialRecord>& trials, int attempt) {
   const bool gtest = m_s.suite == SuiteKind::gtest;
   if ((!gtest && m_s.suite != SuiteKind::ctest) || !m_s.rerun_failures) return std::nullopt;
   if (latest_evaluations(candidate, trials).contains(rerun_index())) return std::nullopt;
@@ -371,9 +413,7 @@ std::optional<jobs::TaskSpec> SuiteStage::rerun_task(std::int64_t candidate, std
   } catch (const suites::ReportError&) {
     return std::nullopt;  // the verdict reports it
   }
-  const fs::path report = report_path(candidate, rerun_index());
-  fs::remove(report);
-  m_reports.erase({candidate, rerun_index()});
+  const fs::path report = report_path(candidate, rerun_index(), attempt);
   if (gtest) {
     argv.push_back("--gtest_flagfile=" + (candidate_dir(candidate) / "rerun.flags").string());
     argv.push_back("--gtest_output=json:" + report.string());
@@ -383,6 +423,7 @@ std::optional<jobs::TaskSpec> SuiteStage::rerun_task(std::int64_t candidate, std
   return jobs::TaskSpec{.id = encode_task_id({candidate, results::TrialKind::evaluate, rerun_index()}),
                         .argv = std::move(argv),
                         .timeout = m_s.evaluate_timeout,
+                        .attempt = attempt,
                         .resources = "evaluate"};
 }
 
@@ -432,8 +473,7 @@ results::TrialRecord SuiteStage::verdict(results::Store& store, std::int64_t can
     v.status = results::TrialStatus::failed;
     v.reason = e.what();
   }
-  // The parsed reports are in the file now; a suite of millions of tests should not stay in memory.
-  std::erase_if(m_reports, [&](const auto& entry) { return entry.first.first == candidate; });
+  m_discovered.erase(candidate);
   v.end = now_seconds();
   return v;
 }

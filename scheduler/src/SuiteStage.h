@@ -3,7 +3,7 @@
 //
 // Per evaluated candidate:
 //  1. its shard tasks run through the backend like any evaluate shard; each writes a report to
-//     RESULTS.tests/candidate-N/shard-K.EXT (gtest: GTEST_TOTAL_SHARDS / GTEST_SHARD_INDEX and
+//     RESULTS.tests/candidate-N/shard-K.aATTEMPT.EXT (gtest: GTEST_TOTAL_SHARDS / GTEST_SHARD_INDEX and
 //     --gtest_output; ctest: -I with the shard's test numbers and --output-junit; files: {files}
 //     names a list of this shard's files; junit/tap: {report});
 //  2. a shard's trial is ok when its report is readable — failing tests are the gate's business,
@@ -15,8 +15,9 @@
 //     shards + 1), the outcomes recorded in /tests, and the gate's verdict recorded as the
 //     evaluate trial at index `shards`, which the analysis requires (CampaignInfo::test_gate).
 // Reports stay on disk, so a resumed campaign re-reads them instead of running a shard again.
-// Invariants: a stale report of an earlier attempt is removed when its task is made, so it is
-// never taken for the current attempt's; the verdict is computed from recorded bytes only
+// Invariants: each attempt of a shard writes a report of its own (shard-K.aN.EXT), so a task
+// made again never removes a report that an earlier job will still hand back, and one attempt's
+// report is never taken for another's; the verdict is computed from recorded bytes only
 // (results::decide_gate), so `flotilla results tests` reaches the same verdict.
 #pragma once
 
@@ -54,11 +55,14 @@ class SuiteStage {
   int verdict_index() const { return m_s.shards; }
   int rerun_index() const { return m_s.shards + 1; }
 
+  // Checks what can be checked before anything runs (a files glob that matches nothing).
+  void prepare();
+
   // Before rendering a shard's command: {report} and {files}. Writes the shard's list of files
-  // (files) and removes a report an earlier attempt left.
-  void add_shard_values(Values& values, std::int64_t candidate, int shard);
-  // After rendering: what gtest needs beyond the user's command.
-  void finish_shard_task(jobs::TaskSpec& spec, std::int64_t candidate, int shard) const;
+  // (files) or its ctest selection (after the discovery, which divides the shards).
+  void add_shard_values(Values& values, std::int64_t candidate, int shard, int attempt);
+  // After rendering: what gtest and ctest need beyond the user's command.
+  void finish_shard_task(jobs::TaskSpec& spec, std::int64_t candidate, int shard, int attempt) const;
 
   // A shard's (or the re-run's) trial as the gate sees it (see 2. above); other trials unchanged.
   void judge(results::TrialRecord& trial);
@@ -69,7 +73,7 @@ class SuiteStage {
   // The re-run of the candidate's failures, when its kind and the settings ask for one and it has
   // not run yet; `argv` is the candidate's rendered evaluate command (shard 0).
   std::optional<jobs::TaskSpec> rerun_task(std::int64_t candidate, std::vector<std::string> argv,
-                                           const std::vector<results::TrialRecord>& trials);
+                                           const std::vector<results::TrialRecord>& trials, int attempt = 0);
 
   // Assembles, records the outcomes and returns the verdict trial (not yet recorded).
   // `baseline`: the baseline candidate's id, when the campaign has one.
@@ -78,20 +82,23 @@ class SuiteStage {
 
  private:
   std::filesystem::path candidate_dir(std::int64_t candidate) const;
-  std::filesystem::path report_path(std::int64_t candidate, int index) const;
+  std::filesystem::path report_path(std::int64_t candidate, int index, int attempt) const;
   suites::SuiteKind report_format() const;
   std::vector<std::string> test_files();
+  std::vector<std::string> candidate_files(std::int64_t candidate);
+  void record_shard_sizes(std::int64_t candidate, const std::vector<std::int32_t>& assignment);
   std::vector<double> reference_seconds(std::int64_t candidate, const std::vector<std::string>& names) const;
   std::vector<std::int32_t> ctest_assignment(std::int64_t candidate, const std::vector<std::string>& names);
   std::optional<std::vector<std::string>> discovery(std::int64_t candidate, const std::vector<std::string>& argv);
   suites::Assembled assemble(std::int64_t candidate, const std::vector<std::string>& argv,
                              const std::vector<results::TrialRecord>& trials);
-  const std::vector<suites::TestResult>& report(std::int64_t candidate, int index);
+  std::vector<suites::TestResult> report(std::int64_t candidate, int index, int attempt) const;
 
   const Settings& m_s;
   std::vector<std::filesystem::path> m_path_prepend;
   std::optional<std::vector<std::string>> m_files;                                   // the glob, once
-  std::map<std::pair<std::int64_t, int>, std::vector<suites::TestResult>> m_reports;  // parsed reports
+  std::map<std::int64_t, std::vector<std::string>> m_discovered;        // until the candidate's verdict
+  std::map<std::pair<std::int64_t, int>, std::int64_t> m_shard_sizes;  // ctest: tests per (candidate, shard)
   const results::Store* m_store = nullptr;
   std::optional<std::int64_t> m_reference;
   std::map<std::int64_t, std::string> m_discovery_error;  // ctest: candidates whose discovery failed

@@ -200,6 +200,26 @@ def ctest():
                 check([i + 1 for i, a in enumerate(f.read().split()) if int(a) == k] == numbers, f"{folder}: shard {k}")
         check(sorted(selected) == [1, 2, 3, 4, 5, 6], f"{folder}: {selected}")
 
+    # More shards than tests: the empty shards report an empty suite (ctest -I with no numbers
+    # would run every test, and each would be reported twice).
+    many = os.path.join(WORK, "compat_ctest_many.h5")
+    run("run", COMPAT, f"--campaign.results={many}", "--evaluate.suite=ctest", "--evaluate.shards=8",
+        f"--evaluate.command=env FLOTILLA_SAMPLE_VARIANT={{variant}} ctest --test-dir {tree}", "--search.budget=2",
+        "--no-live")
+    got = tests(many, 0)["summary"]
+    check((got["total"], got["pass"], got["fail"]) == (6, 4, 1), f"ctest, 8 shards: {got}")
+
+    # A new campaign under the same name does not reuse the reports and discoveries an earlier
+    # one left: with its results file gone, a test added since is discovered and run.
+    with open(os.path.join(tree, "CTestTestfile.cmake"), "a") as f:
+        f.write('add_test(added_later "false")\n')
+    os.remove(results)
+    again = run("run", COMPAT, f"--campaign.results={results}", "--evaluate.suite=ctest",
+                f"--evaluate.command=env FLOTILLA_SAMPLE_VARIANT={{variant}} ctest --test-dir {tree}", "--no-live")
+    check("left by an earlier campaign" in again.stderr, "the old reports folder is cleared, saying so")
+    got = tests(results, 0)["summary"]
+    check((got["total"], got["fail"]) == (7, 2), f"ctest after adding a test: {got}")
+
 
 if __name__ == "__main__":
     for name in os.listdir(WORK):

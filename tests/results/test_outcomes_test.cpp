@@ -120,6 +120,10 @@ TEST(TestOutcomes, GateClimbingNeedsNoRegressionAndNoFewerPasses) {
   // Missing baseline data never opens the gate.
   EXPECT_EQ(decide_gate(TestGate::no_regression, base_summary, nullptr, nullptr).reason,
             "the baseline's test outcomes are missing: nothing to compare with");
+  // A suite that ran nothing proves nothing, even compared with a baseline that ran nothing.
+  const TestSummary none = summarize({});
+  const TestDiff no_diff;
+  EXPECT_EQ(decide_gate(TestGate::no_regression, none, &none, &no_diff).reason, "no tests were found");
 }
 
 TEST(TestStore, OutcomesRoundTripAndSuitesAreStoredOnce) {

@@ -2,6 +2,9 @@
 #include "Executor.h"
 
 #include <csignal>
+#include <filesystem>
+#include <system_error>
+#include <vector>
 
 #include "../Outcome.h"
 #include "../TaskRun.h"
@@ -25,10 +28,21 @@ bool runs_in_process(const KernelTask& kernel) {
   return true;
 }
 
+// The worker's own directory goes first on commands' PATH, as the local backend puts flotilla's:
+// flotilla-kernel and the other programs installed beside it are found inside Slurm and mpirun
+// jobs too, whatever PATH the job inherited.
+std::vector<std::filesystem::path> own_directory() {
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return {};
+  return {self.parent_path()};
+}
+
 }  // namespace
 
 Executor::Executor(Placement placement)
-    : m_placement(std::move(placement)), m_processes(make_backend({.name = "local", .slots = 1})) {}
+    : m_placement(std::move(placement)),
+      m_processes(make_backend({.name = "local", .slots = 1, .path_prepend = own_directory()})) {}
 
 TaskResult Executor::run(const ManifestTask& task) {
   if (termination_requested()) exit_terminated();
