@@ -9,8 +9,8 @@
 #   array        one `sbatch --array=0-(TASKS-1)`, until all elements have ended
 # An evaluation is `sh -c "echo flotilla-metric: score=X"` in each. Makespans are wall clock from
 # the first submission (or start) to the last completion, seen by polling squeue every 0.1 s.
-# Ends with one JSON line: makespans, flotilla's speedup over sbatch-per-evaluation and its ratio
-# to direct mpirun.
+# Ends with one JSON line: makespans, flotilla's speedup over sbatch-per-evaluation, its ratio
+# to direct mpirun, and its job's wait from submission to start (from the slurmctld log).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="$(cd "${1:-$root/build}" && pwd)"
@@ -58,6 +58,23 @@ t_flotilla=$(echo "$(now) - $t0" | bc)
 recorded=$(/usr/bin/python3 -c 'import h5py,sys; t=h5py.File(sys.argv[1],"r")["trials"][:]; print((t["status"]==0).sum())' "$work/bench.h5")
 [ "$recorded" = "$tasks" ] || { echo "flotilla recorded $recorded ok trials, not $tasks" >&2; cat "$work/flotilla.log" >&2; exit 1; }
 
+# The job's wait from submission to start, from the slurmctld log (millisecond timestamps): the
+# scheduling pass that starts it runs at the next once-a-second tick (docs/slurm.md, benchmark).
+job_id=$(cat "$work"/bench.h5.jobs/*/slurm_job_id 2>/dev/null | head -1 || true)
+t_wait=$(/usr/bin/python3 - "$cluster/log/slurmctld.log" "$job_id" <<'PY'
+import datetime, re, sys
+log, job = sys.argv[1], sys.argv[2]
+sub = start = None
+for line in open(log, errors="replace"):
+    t = line[1:24]
+    if sub is None and re.search(rf"_slurm_rpc_submit_batch_job: JobId={job} ", line):
+        sub = datetime.datetime.fromisoformat(t)
+    elif start is None and re.search(rf"(Started|Allocate) JobId={job} ", line):
+        start = datetime.datetime.fromisoformat(t)
+print(f"{(start - sub).total_seconds():.3f}" if job and sub and start else "nan")
+PY
+) || t_wait=nan
+
 echo "directly under mpirun: the same manifest, 4 ranks, no Slurm" >&2
 manifest=$(ls "$work"/bench.h5.jobs/*/manifest.json | head -1)
 /usr/bin/python3 - "$manifest" "$work/mpirun.json" "$work/mpirun-results.h5" <<'PY'
@@ -87,18 +104,21 @@ t_submit=$(echo "$(now) - $t0" | bc)
 drain
 t_sbatch=$(echo "$(now) - $t0" | bc)
 
-/usr/bin/python3 - "$tasks" "$t_flotilla" "$t_mpirun" "$t_array" "$t_sbatch" "$t_submit" <<'PY'
+/usr/bin/python3 - "$tasks" "$t_flotilla" "$t_mpirun" "$t_array" "$t_sbatch" "$t_submit" "$t_wait" <<'PY'
 import json, sys
 tasks = int(sys.argv[1])
-flotilla, mpirun, array, sbatch, submit = map(float, sys.argv[2:])
+flotilla, mpirun, array, sbatch, submit, wait = map(float, sys.argv[2:])
 rows = [("flotilla run, backend slurm (one job, 1 node x 4 ranks)", flotilla),
         ("flotilla-worker directly under mpirun -n 4 (no Slurm)", mpirun),
         (f"one job array of {tasks}", array),
         (f"one sbatch per evaluation ({submit:.1f} s to submit)", sbatch)]
-for name, t in rows:
+for i, (name, t) in enumerate(rows):
     print(f"{name:<58} {t:8.2f} s  {tasks / t:8.1f} evaluations/s")
+    if i == 0:
+        print(f"{'  of which its job waited from submission to start':<58} {wait:8.2f} s")
 print(json.dumps({"bench": "slurm", "evaluations": tasks, "flotilla_slurm_s": round(flotilla, 3),
                   "direct_mpirun_s": round(mpirun, 3), "job_array_s": round(array, 3),
+                  "slurm_submit_to_start_s": None if wait != wait else round(wait, 3),
                   "sbatch_per_evaluation_s": round(sbatch, 3),
                   "speedup_vs_sbatch_per_evaluation": round(sbatch / flotilla, 2),
                   "speedup_vs_job_array": round(array / flotilla, 2),
