@@ -60,6 +60,27 @@ Stream stream_roofline(std::size_t n) {
   return s;
 }
 
+// One copy pass over arrays beyond the caches, for interleaving with a kernel (below).
+class CopyProbe {
+ public:
+  explicit CopyProbe(std::size_t n) : m_a("probe_a", n), m_c("probe_c", n) {
+    Kokkos::deep_copy(m_a, 1.0);
+    Kokkos::deep_copy(m_c, 0.0);
+  }
+  double gbps() const {
+    auto a = m_a;
+    auto c = m_c;
+    const auto t0 = Clock::now();
+    Kokkos::parallel_for("copy_probe", a.extent(0), KOKKOS_LAMBDA(const std::size_t i) { c(i) = a(i); });
+    Kokkos::fence();
+    const double t = std::chrono::duration<double>(Clock::now() - t0).count();
+    return 2.0 * a.extent(0) * sizeof(double) / t / 1e9;
+  }
+
+ private:
+  Kokkos::View<double*> m_a, m_c;
+};
+
 double metric(const fk::BenchmarkResult& r, const std::string& name) {
   for (const fk::Metric& m : r.metrics)
     if (m.name == name) return m.value;
@@ -144,7 +165,7 @@ std::vector<fk::Params> expand(const fk::Params& base, const std::map<std::strin
 }
 
 json family_best(const char* name, const fk::Params& base, const std::map<std::string, std::vector<std::string>>& grid,
-                 const Stream& roof, int repeats) {
+                 const Stream& roof, const CopyProbe& probe, int repeats) {
   const fk::KernelFamily& f = *fk::find_family(name);
   fk::Params shown;
   for (const auto& [k, v] : grid) shown[k] = "";
@@ -168,6 +189,16 @@ json family_best(const char* name, const fk::Params& base, const std::map<std::s
     std::printf("  rolled back %s: %s\n", text(m.params, shown).c_str(), why.c_str());
   }
   if (!best) best = &baseline;
+  // The fraction of copy the target is judged by: the best variant and one copy pass alternated
+  // over 7 rounds, the median of the per-round ratios. Measured side by side, both see the same
+  // load; the run-start roofline (best of 5) is minutes older than the kernel's median of 3.
+  std::vector<double> ratios;
+  for (int round = 0; round < 7; ++round) {
+    const double copy = probe.gbps();
+    ratios.push_back(metric(f.benchmark(best->params), "gbps") / copy);
+  }
+  std::sort(ratios.begin(), ratios.end());
+  const double fraction_of_copy = ratios[ratios.size() / 2];
   std::printf("%-9s baseline %-40s %7.2f GB/s (%4.1f%% of triad)\n", name, text(resolved, shown).c_str(), baseline.value,
               100 * baseline.value / roof.triad_gbps);
   std::printf(
@@ -175,11 +206,14 @@ json family_best(const char* name, const fk::Params& base, const std::map<std::s
       "%d rolled back\n",
       name, text(best->params, shown).c_str(), best->value, 100 * best->value / roof.triad_gbps,
       100 * best->value / roof.copy_gbps, best->value / baseline.value, all.size(), rolled_back);
+  std::printf("%-9s best against copy, interleaved (median of 7 rounds): %4.1f%% of copy (target 80%%)\n", name,
+              100 * fraction_of_copy);
   return json{{"baseline_gbps", baseline.value},
               {"best_gbps", best->value},
               {"best", text(best->params, shown)},
               {"best_fraction_of_triad", best->value / roof.triad_gbps},
-              {"best_fraction_of_copy", best->value / roof.copy_gbps},
+              {"best_fraction_of_copy", fraction_of_copy},
+              {"best_fraction_of_run_start_copy", best->value / roof.copy_gbps},
               {"gain", best->value / baseline.value},
               {"variants", all.size()},
               {"rolled_back", rolled_back}};
@@ -332,6 +366,7 @@ int main(int argc, char** argv) {
   fk::Runtime runtime;
   const int repeats = 3;
   const Stream roof = stream_roofline(quick ? (1u << 22) : (1u << 24));
+  const CopyProbe probe(quick ? (1u << 22) : (1u << 24));
   std::printf("roofline (STREAM, Kokkos %s): copy %.2f GB/s, triad %.2f GB/s\n",
               Kokkos::DefaultExecutionSpace::name(), roof.copy_gbps, roof.triad_gbps);
   json out{{"bench", "kernels"}, {"backend", Kokkos::DefaultExecutionSpace::name()},
@@ -340,16 +375,16 @@ int main(int argc, char** argv) {
   const std::string rows = quick ? "64" : "1024";  // 1024 x 8192 floats: 32 MB per array, beyond the caches
   out["rmsnorm"] = family_best("rmsnorm", {{"rows", rows}, {"d", "8192"}, {"iters", iters}},
                                {{"impl", {"separate", "fused"}}, {"vec", {"1", "4", "8"}}, {"rows_per_team", {"1", "16"}}},
-                               roof, repeats);
+                               roof, probe, repeats);
   out["gemv"] = family_best(
       "gemv", {{"rows", "4096"}, {"cols", "4096"}, {"iters", iters}},
       {{"weights", {"fp32", "bf16"}}, {"unroll", {"1", "4", "8"}}, {"interleave", {"1", "4"}}, {"split_k", {"1", "4"}}},
-      roof, repeats);
+      roof, probe, repeats);
   // 16,384 cached tokens of 8 heads x 64: K and V are 32 MB each, beyond the caches.
   out["attention"] = family_best(
       "attention", {{"seq_len", "16384"}, {"heads", "8"}, {"head_dim", "64"}, {"iters", iters}},
       {{"heads_per_team", {"1", "8"}}, {"unroll", {"1", "4", "8"}}, {"splits", {"1", "16"}}, {"prefetch", {"0", "2"}}},
-      roof, repeats);
+      roof, probe, repeats);
   const fk::Params model = quick ? fk::Params{{"layers", "2"}, {"d_model", "128"}, {"ffn", "256"}, {"vocab", "256"}, {"tokens", "32"}}
                                  : fk::Params{{"tokens", "64"}};
   out["decode"] = decode_intent(model, quick ? 4 : 12, quick ? 3 : 5, 0.03);  // tokens/s is the noisiest: 5 repeats
