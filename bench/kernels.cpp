@@ -5,7 +5,8 @@
 //    backend), best of 5: the memory bandwidth the bandwidth-bound kernels can at best reach.
 // 2. For rmsnorm, gemv and attention: the family's default variant (the baseline) and a grid of
 //    variants, each the median of 3 benchmarks; the fastest variant that passes verification (all
-//    shards, the family's tolerance) is "best". Printed: GB/s, fraction of triad and of copy, gain.
+//    shards, the family's tolerance) is "best". Printed: GB/s, fraction of triad and of copy, gain,
+//    and the fraction of copy measured side by side (best and a copy pass alternated, 7 rounds).
 // 3. The decode intent "maximize decode tokens/s, outputs unchanged", staged by the bottleneck
 //    profile (flotilla/kernels/DecodeStages.h): profile the incumbent, explore the parameters of
 //    its largest component (seeded sample of the stage's grid, median of 5), verify the fastest
