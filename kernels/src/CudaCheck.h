@@ -1,5 +1,6 @@
-// CudaCheck.h — the one checked wrapper of CUDA runtime calls, and the probe that says why no GPU
-// can be used. Shared by every .cu file of kernels/ (host code only).
+// CudaCheck.h — the one checked wrapper of CUDA runtime calls, the probe that says why no GPU
+// can be used, and the RAII owners of device memory and events. Shared by every .cu file of
+// kernels/ (host code only).
 //
 // A failed call throws CudaFailure naming the call, CUDA's message and file:line; the family's
 // entry point turns it into a `failed` result. No usable device (cudaGetDeviceCount returns 35,
@@ -8,8 +9,10 @@
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace flotilla::kernels::cuda {
 
@@ -39,3 +42,43 @@ inline std::optional<std::string> unavailable() {
 }  // namespace flotilla::kernels::cuda
 
 #define FLOTILLA_CUDA_CHECK(call) ::flotilla::kernels::cuda::check((call), #call, __FILE__, __LINE__)
+
+namespace flotilla::kernels::cuda {
+
+// Owns one device allocation of n elements (at least one, so n = 0 is a valid buffer); the
+// destructor never throws (a failed cudaFree is ignored).
+template <class T>
+class DeviceBuffer {
+ public:
+  explicit DeviceBuffer(std::size_t n) : m_n(n) { FLOTILLA_CUDA_CHECK(cudaMalloc(&m_p, (n ? n : 1) * sizeof(T))); }
+  DeviceBuffer(const T* host, std::size_t n) : DeviceBuffer(n) {
+    FLOTILLA_CUDA_CHECK(cudaMemcpy(m_p, host, n * sizeof(T), cudaMemcpyHostToDevice));
+  }
+  ~DeviceBuffer() { cudaFree(m_p); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  T* get() const { return m_p; }
+  std::vector<T> to_host() const {
+    std::vector<T> h(m_n);
+    FLOTILLA_CUDA_CHECK(cudaMemcpy(h.data(), m_p, m_n * sizeof(T), cudaMemcpyDeviceToHost));
+    return h;
+  }
+
+ private:
+  T* m_p = nullptr;
+  std::size_t m_n = 0;
+};
+
+class Event {
+ public:
+  Event() { FLOTILLA_CUDA_CHECK(cudaEventCreate(&m_e)); }
+  ~Event() { cudaEventDestroy(m_e); }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  cudaEvent_t get() const { return m_e; }
+
+ private:
+  cudaEvent_t m_e = nullptr;
+};
+
+}  // namespace flotilla::kernels::cuda

@@ -27,26 +27,8 @@ void nccl_check(ncclResult_t rc, const char* call, const char* file, int line) {
 }
 #define FLOTILLA_NCCL_CHECK(call) nccl_check((call), #call, __FILE__, __LINE__)
 
-class Buffer {
- public:
-  Buffer(const float* host, std::size_t n) : m_n(n) {
-    FLOTILLA_CUDA_CHECK(cudaMalloc(&m_p, (n ? n : 1) * sizeof(float)));
-    if (host) FLOTILLA_CUDA_CHECK(cudaMemcpy(m_p, host, n * sizeof(float), cudaMemcpyHostToDevice));
-  }
-  ~Buffer() { cudaFree(m_p); }
-  Buffer(const Buffer&) = delete;
-  Buffer& operator=(const Buffer&) = delete;
-  float* get() const { return m_p; }
-  std::vector<float> to_host() const {
-    std::vector<float> h(m_n);
-    FLOTILLA_CUDA_CHECK(cudaMemcpy(h.data(), m_p, m_n * sizeof(float), cudaMemcpyDeviceToHost));
-    return h;
-  }
-
- private:
-  float* m_p = nullptr;
-  std::size_t m_n = 0;
-};
+using Buffer = cuda::DeviceBuffer<float>;
+using cuda::Event;
 
 class Comm {
  public:
@@ -64,17 +46,6 @@ class Comm {
   ncclComm_t m_comm = nullptr;
 };
 
-class Event {
- public:
-  Event() { FLOTILLA_CUDA_CHECK(cudaEventCreate(&m_e)); }
-  ~Event() { cudaEventDestroy(m_e); }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  cudaEvent_t get() const { return m_e; }
-
- private:
-  cudaEvent_t m_e = nullptr;
-};
 
 }  // namespace
 
@@ -95,7 +66,7 @@ Run run(const std::string& id, int rank, int ranks, bool fused, bool norm_fused,
     FLOTILLA_CUDA_CHECK(cudaGetDeviceCount(&count));
     FLOTILLA_CUDA_CHECK(cudaSetDevice(rank % count));
     const std::size_t n = static_cast<std::size_t>(rows) * d;
-    Buffer dx(x, n), dpartial(partial, n), dreduced(nullptr, n), dy(nullptr, n), dgamma(gamma, static_cast<std::size_t>(d));
+    Buffer dx(x, n), dpartial(partial, n), dreduced(n), dy(n), dgamma(gamma, static_cast<std::size_t>(d));
     Comm comm(id, rank, ranks);
     const cudaStream_t stream = 0;  // the legacy default stream: the norm kernels run there too
     const std::size_t mine = n / ranks, offset = mine * rank;

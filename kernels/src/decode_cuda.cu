@@ -25,38 +25,8 @@ using cuda::CudaFailure;
 using cuda::unavailable;
 
 template <class T>
-class Buffer {  // device memory; the destructor never throws
- public:
-  explicit Buffer(std::size_t n) : m_n(n) { FLOTILLA_CUDA_CHECK(cudaMalloc(&m_p, (n ? n : 1) * sizeof(T))); }
-  Buffer(const T* host, std::size_t n) : Buffer(n) {
-    FLOTILLA_CUDA_CHECK(cudaMemcpy(m_p, host, n * sizeof(T), cudaMemcpyHostToDevice));
-  }
-  ~Buffer() { cudaFree(m_p); }
-  Buffer(const Buffer&) = delete;
-  Buffer& operator=(const Buffer&) = delete;
-  T* get() const { return m_p; }
-  std::vector<T> to_host() const {
-    std::vector<T> h(m_n);
-    FLOTILLA_CUDA_CHECK(cudaMemcpy(h.data(), m_p, m_n * sizeof(T), cudaMemcpyDeviceToHost));
-    return h;
-  }
-
- private:
-  T* m_p = nullptr;
-  std::size_t m_n = 0;
-};
-
-class Event {
- public:
-  Event() { FLOTILLA_CUDA_CHECK(cudaEventCreate(&m_e)); }
-  ~Event() { cudaEventDestroy(m_e); }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  cudaEvent_t get() const { return m_e; }
-
- private:
-  cudaEvent_t m_e = nullptr;
-};
+using Buffer = cuda::DeviceBuffer<T>;
+using cuda::Event;
 
 // One warm-up call, then `iters` calls between two events.
 template <class F>

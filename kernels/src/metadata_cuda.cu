@@ -25,15 +25,7 @@ namespace {
 using cuda::CudaFailure;
 using cuda::unavailable;
 
-// RAII owners; destructors never throw.
-template <class T>
-struct Device {
-  T* p = nullptr;
-  explicit Device(std::size_t n) { FLOTILLA_CUDA_CHECK(cudaMalloc(&p, n * sizeof(T))); }
-  ~Device() { cudaFree(p); }
-  Device(const Device&) = delete;
-  Device& operator=(const Device&) = delete;
-};
+// RAII owners of pinned host memory and a stream (device memory: cuda::DeviceBuffer); destructors never throw.
 template <class T>
 struct Pinned {
   T* p = nullptr;
@@ -70,8 +62,8 @@ Result run(const Variant& v, bool keep_sums) {
   std::vector<std::unique_ptr<Pinned<int>>> separate;  // one pinned buffer per array, as separate allocations are
   for (int a = 0; a < (v.packed ? 0 : v.arrays); ++a) separate.push_back(std::make_unique<Pinned<int>>(per));
   Pinned<int> packed(v.packed ? total : 1);
-  Device<int> data(total);
-  Device<long long> sums(static_cast<std::size_t>(v.steps) * v.arrays);
+  cuda::DeviceBuffer<int> data(total);
+  cuda::DeviceBuffer<long long> sums(static_cast<std::size_t>(v.steps) * v.arrays);
   Stream stream;
   const auto start = std::chrono::steady_clock::now();
   for (int step = 0; step < v.steps; ++step) {
@@ -79,13 +71,13 @@ Result run(const Variant& v, bool keep_sums) {
       int* host = v.packed ? packed.p + a * per : separate[static_cast<std::size_t>(a)]->p;
       for (int i = 0; i < v.ints; ++i) host[i] = value(v.seed, step, a, i);
       if (!v.packed) {
-        FLOTILLA_CUDA_CHECK(cudaMemcpyAsync(data.p + a * per, host, per * sizeof(int), cudaMemcpyHostToDevice, stream.s));
+        FLOTILLA_CUDA_CHECK(cudaMemcpyAsync(data.get() + a * per, host, per * sizeof(int), cudaMemcpyHostToDevice, stream.s));
       }
     }
     if (v.packed) {
-      FLOTILLA_CUDA_CHECK(cudaMemcpyAsync(data.p, packed.p, total * sizeof(int), cudaMemcpyHostToDevice, stream.s));
+      FLOTILLA_CUDA_CHECK(cudaMemcpyAsync(data.get(), packed.p, total * sizeof(int), cudaMemcpyHostToDevice, stream.s));
     }
-    consume<<<v.arrays, 256, 0, stream.s>>>(data.p, v.ints, sums.p, static_cast<long>(step) * v.arrays);
+    consume<<<v.arrays, 256, 0, stream.s>>>(data.get(), v.ints, sums.get(), static_cast<long>(step) * v.arrays);
     FLOTILLA_CUDA_CHECK(cudaGetLastError());
     FLOTILLA_CUDA_CHECK(cudaStreamSynchronize(stream.s));  // the step ends: the host reads its result
   }
@@ -93,7 +85,7 @@ Result run(const Variant& v, bool keep_sums) {
   result.time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (keep_sums) {
     std::vector<long long> host(static_cast<std::size_t>(v.steps) * v.arrays);
-    FLOTILLA_CUDA_CHECK(cudaMemcpy(host.data(), sums.p, host.size() * sizeof(long long), cudaMemcpyDeviceToHost));
+    FLOTILLA_CUDA_CHECK(cudaMemcpy(host.data(), sums.get(), host.size() * sizeof(long long), cudaMemcpyDeviceToHost));
     result.sums.assign(host.begin(), host.end());
   }
   return result;

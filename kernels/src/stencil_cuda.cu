@@ -22,31 +22,8 @@ namespace {
 using cuda::CudaFailure;
 using cuda::unavailable;
 
-// Owns one device allocation; the destructor never throws (a failed cudaFree is ignored).
-template <class T>
-class DeviceBuffer {
- public:
-  explicit DeviceBuffer(std::size_t count) { FLOTILLA_CUDA_CHECK(cudaMalloc(&m_ptr, count * sizeof(T))); }
-  ~DeviceBuffer() { cudaFree(m_ptr); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  T* get() const { return m_ptr; }
-
- private:
-  T* m_ptr = nullptr;
-};
-
-class Event {
- public:
-  Event() { FLOTILLA_CUDA_CHECK(cudaEventCreate(&m_event)); }
-  ~Event() { cudaEventDestroy(m_event); }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  cudaEvent_t get() const { return m_event; }
-
- private:
-  cudaEvent_t m_event = nullptr;
-};
+using cuda::DeviceBuffer;
+using cuda::Event;
 
 template <class Scalar, int Unroll>
 __global__ void jacobi_sweep(const Scalar* __restrict__ in, Scalar* __restrict__ out, int n) {
