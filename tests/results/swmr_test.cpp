@@ -163,11 +163,13 @@ TEST(Swmr, RecoversAfterWriterIsKilled) {
   EXPECT_EQ(store.candidates().size(), 18u);
 }
 
-TEST(Swmr, KillMidWriteLosesAtMostTheRecordInProgress) {
+// A writer process in `mode` killed 300 ms into a long stream of writes: the file reopens, every
+// trial in it is whole (metrics included), and the campaign continues from there.
+static void kill_writer_then_continue(const char* mode) {
   ScratchDir dir;
   const auto path = dir / "campaign.h5";
   {
-    WriterProcess writer("create", path, 1000000);
+    WriterProcess writer(mode, path, 1000000);
     ASSERT_EQ(writer.read_line(), "open");
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     writer.kill_now();
@@ -177,13 +179,15 @@ TEST(Swmr, KillMidWriteLosesAtMostTheRecordInProgress) {
     const Store reader = Store::open_read(path);
     recorded = reader.trials().size();
     ASSERT_GT(recorded, 0u);
-    expect_samples(reader, recorded);   // every trial that is there is whole, metrics included
+    expect_samples(reader, recorded);
   }
   Store store = Store::open_for_append(path);
   EXPECT_EQ(store.trials().size(), recorded);
   append_samples(store, static_cast<std::int64_t>(recorded), 3);
   expect_samples(store, recorded + 3);
 }
+
+TEST(Swmr, KillMidWriteLosesAtMostTheRecordInProgress) { kill_writer_then_continue("create"); }
 
 // Store::Group: its records reach the file together at the commit, and a writer killed inside a
 // group loses that group and nothing recorded before it.
@@ -219,24 +223,4 @@ TEST(Swmr, GroupIsWrittenAtCommitAndLostWholeByAKill) {
 
 // Killed at a random point of a stream of committed groups (possibly inside a commit): the file
 // reopens, every trial in it is whole, and the campaign continues from there.
-TEST(Swmr, KillDuringGroupedWritesLeavesAReadableFile) {
-  ScratchDir dir;
-  const auto path = dir / "campaign.h5";
-  {
-    WriterProcess writer("grouped", path, 1000000);
-    ASSERT_EQ(writer.read_line(), "open");
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    writer.kill_now();
-  }
-  std::size_t recorded = 0;
-  {
-    const Store reader = Store::open_read(path);
-    recorded = reader.trials().size();
-    ASSERT_GT(recorded, 0u);
-    expect_samples(reader, recorded);
-  }
-  Store store = Store::open_for_append(path);
-  EXPECT_EQ(store.trials().size(), recorded);
-  append_samples(store, static_cast<std::int64_t>(recorded), 3);
-  expect_samples(store, recorded + 3);
-}
+TEST(Swmr, KillDuringGroupedWritesLeavesAReadableFile) { kill_writer_then_continue("grouped"); }
