@@ -433,7 +433,8 @@ results::TrialRecord SuiteStage::verdict(results::Store& store, std::int64_t can
   results::TrialRecord v{.candidate = candidate, .kind = results::TrialKind::evaluate, .index = verdict_index(),
                          .start = now_seconds(), .objective = std::nan("")};
   try {
-    if (!store.test_results(candidate)) {
+    const auto tested = store.tested_candidates();  // the index only: outcomes are read once, below
+    if (std::find(tested.begin(), tested.end(), candidate) == tested.end()) {
       auto assembled = assemble(candidate, argv, trials);
       const auto suite = store.add_test_suite(assembled.suite);
       store.add_test_results({.candidate = candidate, .suite = suite, .outcomes = std::move(assembled.outcomes),
