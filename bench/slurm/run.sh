@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
-# bench/slurm/run.sh [BUILD_DIR] [TASKS] — the same TASKS (1,000) short evaluations run four ways,
+# bench/slurm/run.sh [BUILD_DIR] [TASKS] — the same TASKS (1,000) short evaluations run five ways,
 # in one run, on a private local Slurm cluster this script starts and always stops (by PID):
 #   flotilla     `flotilla run` of a campaign whose one batch holds the TASKS evaluations, backend
 #                slurm: one job, flotilla-worker under srun on 1 node x 4 ranks, every result
-#                recorded in the campaign's HDF5 file (the whole `flotilla run`, start to report)
+#                recorded in the campaign's HDF5 file (the whole `flotilla run`, start to report);
+#                once with batch jobs (resources.slurm_start = batch, the default) and once with
+#                the job allocated at once (slurm_start = allocate)
 #   mpirun       the same job's manifest run by flotilla-worker under `mpirun -n 4`, no Slurm
+#                (these three take seconds: three rounds, interleaved, medians and every ratio)
 #   sbatch       one `sbatch` per evaluation (partition debug, 1 task each), until all have ended
 #   array        one `sbatch --array=0-(TASKS-1)`, until all elements have ended
 # An evaluation is `sh -c "echo flotilla-metric: score=X"` in each. Makespans are wall clock from
 # the first submission (or start) to the last completion, seen by polling squeue every 0.1 s.
-# Ends with one JSON line: makespans, flotilla's speedup over sbatch-per-evaluation, its ratio
-# to direct mpirun, and its job's wait from submission to start (from the slurmctld log).
+# Ends with one JSON line: makespans, flotilla's speedup over sbatch-per-evaluation, its ratios
+# to direct mpirun per round, and its job's wait from submission to start (from the slurmctld log).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="$(cd "${1:-$root/build}" && pwd)"
@@ -51,41 +54,67 @@ nodes = 1
 ranks_per_node = 4
 INI
 
-echo "flotilla on Slurm: $tasks evaluations in one job (1 node x 4 ranks)" >&2
-t0=$(now)
-"$flotilla" run "$work/bench.ini" --campaign.results="$work/bench.h5" --no-live >"$work/flotilla.log" 2>&1
-t_flotilla=$(echo "$(now) - $t0" | bc)
-recorded=$(/usr/bin/python3 -c 'import h5py,sys; t=h5py.File(sys.argv[1],"r")["trials"][:]; print((t["status"]==0).sum())' "$work/bench.h5")
-[ "$recorded" = "$tasks" ] || { echo "flotilla recorded $recorded ok trials, not $tasks" >&2; cat "$work/flotilla.log" >&2; exit 1; }
-
 # The job's wait from submission to start, from the slurmctld log (millisecond timestamps): the
-# scheduling pass that starts it runs at the next once-a-second tick (docs/slurm.md, benchmark).
-job_id=$(cat "$work"/bench.h5.jobs/*/slurm_job_id 2>/dev/null | head -1 || true)
-t_wait=$(/usr/bin/python3 - "$cluster/log/slurmctld.log" "$job_id" <<'PY'
+# scheduling pass that starts a batch job runs at the next once-a-second tick (docs/slurm.md).
+submit_to_start() {
+  /usr/bin/python3 - "$cluster/log/slurmctld.log" "$1" <<'PY'
 import datetime, re, sys
 log, job = sys.argv[1], sys.argv[2]
 sub = start = None
 for line in open(log, errors="replace"):
     t = line[1:24]
+    if re.search(rf"_slurm_rpc_allocate_resources JobId={job} NodeList=", line):
+        sub = start = datetime.datetime.fromisoformat(t)  # allocated inside its own RPC
     if sub is None and re.search(rf"_slurm_rpc_submit_batch_job: JobId={job} ", line):
         sub = datetime.datetime.fromisoformat(t)
     elif start is None and re.search(rf"(Started|Allocate) JobId={job} ", line):
         start = datetime.datetime.fromisoformat(t)
 print(f"{(start - sub).total_seconds():.3f}" if job and sub and start else "nan")
 PY
-) || t_wait=nan
+}
 
-echo "directly under mpirun: the same manifest, 4 ranks, no Slurm" >&2
-manifest=$(ls "$work"/bench.h5.jobs/*/manifest.json | head -1)
-/usr/bin/python3 - "$manifest" "$work/mpirun.json" "$work/mpirun-results.h5" <<'PY'
+# One `flotilla run` of the campaign with resources.slurm_start=$1 into results file $2; prints
+# "SECONDS WAIT ALLOCATED" (ALLOCATED: 1 when its job was allocated at once and run by a launcher).
+flotilla_run() {
+  local start=$1 h5=$2 t0 t
+  drain
+  t0=$(now)
+  "$flotilla" run "$work/bench.ini" --campaign.results="$h5" --resources.slurm_start="$start" --no-live \
+    >"$h5.log" 2>&1 || { cat "$h5.log" >&2; exit 1; }
+  t=$(echo "$(now) - $t0" | bc)
+  recorded=$(/usr/bin/python3 -c 'import h5py,sys; t=h5py.File(sys.argv[1],"r")["trials"][:]; print((t["status"]==0).sum())' "$h5")
+  [ "$recorded" = "$tasks" ] || { echo "flotilla recorded $recorded ok trials, not $tasks" >&2; cat "$h5.log" >&2; exit 1; }
+  local job_id allocated=0
+  job_id=$(cat "$h5".jobs/*/slurm_job_id 2>/dev/null | head -1 || true)
+  ls "$h5".jobs/*/launcher >/dev/null 2>&1 && allocated=1
+  echo "$t $(submit_to_start "$job_id" || echo nan) $allocated"
+}
+
+# Three rounds of the three ways that take seconds, interleaved (the machine is shared and noisy):
+# flotilla with batch jobs (the default), flotilla with jobs allocated at once, direct mpirun.
+echo "flotilla on Slurm ($tasks evaluations in one job, 1 node x 4 ranks) and directly under mpirun, 3 rounds" >&2
+manifest=""
+rows=()
+for round in 1 2 3; do
+  read -r batch_s batch_wait _ < <(flotilla_run batch "$work/batch-$round.h5")
+  read -r alloc_s alloc_wait allocated < <(flotilla_run allocate "$work/allocate-$round.h5")
+  if [ -z "$manifest" ]; then
+    manifest=$(ls "$work"/batch-1.h5.jobs/*/manifest.json | head -1)
+    /usr/bin/python3 - "$manifest" "$work/mpirun.json" "$work/mpirun-results.h5" <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1]))
 m["output"] = sys.argv[3]
 json.dump(m, open(sys.argv[2], "w"))
 PY
-t0=$(now)
-mpirun -n 4 --oversubscribe "$worker" "$work/mpirun.json" >"$work/mpirun.log" 2>&1
-t_mpirun=$(echo "$(now) - $t0" | bc)
+  fi
+  drain
+  rm -f "$work/mpirun-results.h5"
+  t0=$(now)
+  mpirun -n 4 --oversubscribe "$worker" "$work/mpirun.json" >"$work/mpirun.log" 2>&1
+  mpirun_s=$(echo "$(now) - $t0" | bc)
+  echo "  round $round: batch ${batch_s}s (waited ${batch_wait}s), allocate ${alloc_s}s (allocated at once: $allocated), mpirun ${mpirun_s}s" >&2
+  rows+=("$batch_s $batch_wait $alloc_s $alloc_wait $allocated $mpirun_s")
+done
 
 echo "job array: sbatch --array=0-$((tasks - 1))" >&2
 drain
@@ -104,25 +133,41 @@ t_submit=$(echo "$(now) - $t0" | bc)
 drain
 t_sbatch=$(echo "$(now) - $t0" | bc)
 
-/usr/bin/python3 - "$tasks" "$t_flotilla" "$t_mpirun" "$t_array" "$t_sbatch" "$t_submit" "$t_wait" <<'PY'
-import json, sys
+/usr/bin/python3 - "$tasks" "$t_array" "$t_sbatch" "$t_submit" "${rows[@]}" <<'PY'
+import json, statistics, sys
 tasks = int(sys.argv[1])
-flotilla, mpirun, array, sbatch, submit, wait = map(float, sys.argv[2:])
-rows = [("flotilla run, backend slurm (one job, 1 node x 4 ranks)", flotilla),
-        ("flotilla-worker directly under mpirun -n 4 (no Slurm)", mpirun),
+array, sbatch, submit = map(float, sys.argv[2:5])
+rounds = [[float(x) for x in row.split()] for row in sys.argv[5:]]
+batch = [r[0] for r in rounds]
+allocate = [r[2] for r in rounds]
+mpirun = [r[5] for r in rounds]
+ratio_batch = [r[0] / r[5] for r in rounds]
+ratio_allocate = [r[2] / r[5] for r in rounds]
+med = statistics.median
+rows = [("flotilla run, Slurm batch job (default), median of 3", med(batch)),
+        ("flotilla run, Slurm job allocated at once, median of 3", med(allocate)),
+        ("flotilla-worker directly under mpirun -n 4, median of 3", med(mpirun)),
         (f"one job array of {tasks}", array),
         (f"one sbatch per evaluation ({submit:.1f} s to submit)", sbatch)]
-for i, (name, t) in enumerate(rows):
+for name, t in rows:
     print(f"{name:<58} {t:8.2f} s  {tasks / t:8.1f} evaluations/s")
-    if i == 0:
-        print(f"{'  of which its job waited from submission to start':<58} {wait:8.2f} s")
-print(json.dumps({"bench": "slurm", "evaluations": tasks, "flotilla_slurm_s": round(flotilla, 3),
-                  "direct_mpirun_s": round(mpirun, 3), "job_array_s": round(array, 3),
-                  "slurm_submit_to_start_s": None if wait != wait else round(wait, 3),
-                  "sbatch_per_evaluation_s": round(sbatch, 3),
-                  "speedup_vs_sbatch_per_evaluation": round(sbatch / flotilla, 2),
-                  "speedup_vs_job_array": round(array / flotilla, 2),
-                  "ratio_to_direct_mpirun": round(flotilla / mpirun, 3),
-                  "target_speedup_vs_sbatch_ge_5": sbatch / flotilla >= 5,
-                  "target_within_1_3x_of_mpirun": flotilla / mpirun <= 1.3}))
+print("per round, flotilla / mpirun: batch " + " ".join(f"{x:.2f}" for x in ratio_batch) +
+      " (batch job waited " + " ".join(f"{r[1]:.2f}" for r in rounds) + " s to start); allocate " +
+      " ".join(f"{x:.2f}" for x in ratio_allocate))
+nan_to_none = lambda x: None if x != x else round(x, 3)
+print(json.dumps({"bench": "slurm", "evaluations": tasks,
+                  "flotilla_slurm_batch_s": [round(x, 3) for x in batch],
+                  "flotilla_slurm_allocate_s": [round(x, 3) for x in allocate],
+                  "direct_mpirun_s": [round(x, 3) for x in mpirun],
+                  "batch_submit_to_start_s": [nan_to_none(r[1]) for r in rounds],
+                  "allocate_submit_to_start_s": [nan_to_none(r[3]) for r in rounds],
+                  "allocated_at_once": [bool(r[4]) for r in rounds],
+                  "job_array_s": round(array, 3), "sbatch_per_evaluation_s": round(sbatch, 3),
+                  "speedup_vs_sbatch_per_evaluation": round(sbatch / med(batch), 2),
+                  "speedup_vs_job_array": round(array / med(batch), 2),
+                  "ratio_batch_to_direct_mpirun": [round(x, 3) for x in ratio_batch],
+                  "ratio_allocate_to_direct_mpirun": [round(x, 3) for x in ratio_allocate],
+                  "target_speedup_vs_sbatch_ge_5": sbatch / max(batch) >= 5,
+                  "target_within_1_3x_of_mpirun_batch": max(ratio_batch) <= 1.3,
+                  "target_within_1_3x_of_mpirun_allocate": max(ratio_allocate) <= 1.3}))
 PY

@@ -49,30 +49,14 @@ std::string reason_text(std::uint16_t reason) {
   }
 }
 
-class ApiClient final : public SlurmClient {
- public:
-  ApiClient() {
-    // slurm_init() calls fatal() and exits the process when it finds no configuration; say it
-    // ourselves, as an error the caller can report.
-    const char* conf = std::getenv("SLURM_CONF");
-    const std::filesystem::path path = conf ? conf : "/etc/slurm/slurm.conf";
-    if (!std::filesystem::exists(path))
-      throw std::runtime_error(fmt::format("no Slurm configuration at {} (set SLURM_CONF, or use "
-                                           "--resources.slurm_client=sbatch for a configless cluster)",
-                                           path.string()));
-    static std::once_flag once;  // slurm_init reads $SLURM_CONF once per process
-    std::call_once(once, [] { slurm_init(nullptr); });
-  }
-  std::string_view name() const override { return "api"; }
-
-  SubmitOutcome submit(const JobRequest& r) override {
-    auto script = render_job_script(r);
-    job_desc_msg_t d;
-    slurm_init_job_desc_msg(&d);
-    std::string name = r.name, partition = r.partition, account = r.account, qos = r.qos, dependency = r.dependency,
-                array = r.array, workdir = r.workdir.string(), output = r.output.string(), tres;
+// A job description for a request, owning the strings libslurm's struct points into.
+struct Description {
+  explicit Description(const JobRequest& r)
+      : name(r.name), partition(r.partition), account(r.account), qos(r.qos), dependency(r.dependency),
+        array(r.array), workdir(r.workdir.string()), output(r.output.string()) {
+    slurm_init_job_desc_msg(&desc);
+    auto& d = desc;
     d.name = name.data();
-    d.script = script.data();
     if (!partition.empty()) d.partition = partition.data();
     if (!account.empty()) d.account = account.data();
     if (!qos.empty()) d.qos = qos.data();
@@ -96,12 +80,60 @@ class ApiClient final : public SlurmClient {
     d.group_id = getgid();
     if (!dependency.empty()) d.bitflags |= KILL_INV_DEP;
     if (!r.requeue) d.requeue = 0;
+  }
+  Description(const Description&) = delete;
+  Description& operator=(const Description&) = delete;
+  job_desc_msg_t desc;
+  std::string name, partition, account, qos, dependency, array, workdir, output, tres;
+};
+
+class ApiClient final : public SlurmClient {
+ public:
+  ApiClient() {
+    // slurm_init() calls fatal() and exits the process when it finds no configuration; say it
+    // ourselves, as an error the caller can report.
+    const char* conf = std::getenv("SLURM_CONF");
+    const std::filesystem::path path = conf ? conf : "/etc/slurm/slurm.conf";
+    if (!std::filesystem::exists(path))
+      throw std::runtime_error(fmt::format("no Slurm configuration at {} (set SLURM_CONF, or use "
+                                           "--resources.slurm_client=sbatch for a configless cluster)",
+                                           path.string()));
+    static std::once_flag once;  // slurm_init reads $SLURM_CONF once per process
+    std::call_once(once, [] { slurm_init(nullptr); });
+  }
+  std::string_view name() const override { return "api"; }
+
+  SubmitOutcome submit(const JobRequest& r) override {
+    auto script = render_job_script(r);
+    Description d(r);
+    d.desc.script = script.data();
     submit_response_msg_t* response = nullptr;
-    if (slurm_submit_batch_job(&d, &response) != SLURM_SUCCESS)
+    if (slurm_submit_batch_job(&d.desc, &response) != SLURM_SUCCESS)
       return SubmitRejected{slurm_error("slurm_submit_batch_job"), is_limit(slurm_get_errno())};
     Submitted s{response->job_id};
     slurm_free_submit_response_response_msg(response);
     return s;
+  }
+
+  std::optional<std::uint32_t> allocate_now(const JobRequest& r) override {
+    Description d(r);
+    d.desc.immediate = 1;  // allocated inside this call, or refused: never left pending
+    resource_allocation_response_msg_t* response = nullptr;
+    if (slurm_allocate_resources(&d.desc, &response) != SLURM_SUCCESS) return std::nullopt;  // busy, or refused
+    const std::uint32_t id = response->job_id;
+    const bool allocated = response->node_list != nullptr;
+    slurm_free_resource_allocation_response_msg(response);
+    if (!allocated) {  // queued after all (should not happen with immediate): leave the batch path to it
+      cancel(id);
+      return std::nullopt;
+    }
+    return id;
+  }
+
+  void release(std::uint32_t id, int wait_status) override {
+    if (slurm_complete_job(id, static_cast<std::uint32_t>(wait_status)) != SLURM_SUCCESS &&
+        slurm_get_errno() != ESLURM_ALREADY_DONE && slurm_get_errno() != ESLURM_INVALID_JOB_ID)
+      throw std::runtime_error(slurm_error(fmt::format("slurm_complete_job({})", id)));
   }
 
   std::vector<JobStatus> query(const std::vector<std::uint32_t>& ids) override {

@@ -11,7 +11,14 @@
 // the batch script exiting, the next query) would only delay the campaign.
 #include "SlurmBackend.h"
 
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
 
 #include <algorithm>
 #include <deque>
@@ -41,11 +48,13 @@ double epoch_seconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-std::filesystem::path find_worker(const std::vector<std::filesystem::path>& dirs) {
+std::filesystem::path find_program(const std::vector<std::filesystem::path>& dirs, const std::string& name) {
   for (const auto& dir : dirs)
-    if (std::filesystem::exists(dir / "flotilla-worker")) return std::filesystem::absolute(dir / "flotilla-worker");
-  return "flotilla-worker";  // on the compute nodes' PATH
+    if (std::filesystem::exists(dir / name)) return std::filesystem::absolute(dir / name);
+  return name;  // on PATH (the compute nodes' PATH, for flotilla-worker)
 }
+
+extern "C" char** environ;
 
 struct Job {
   std::uint32_t slurm_id = 0;      // 0 while waiting to be submitted
@@ -58,6 +67,8 @@ struct Job {
   Clock::time_point next_try{};    // back-off after a submit-limit rejection
   int tries = 0;
   std::map<std::filesystem::path, results::JobFileReader> readers;  // results files being written
+  int launcher = 0;                // an allocated job's launcher on this host (its pid); 0: none known
+  bool orphaned = false;           // its launcher died before releasing it, and flotilla cancelled it
 };
 
 // How a job ended, from the states of its records (an array has one per element, and one for
@@ -75,7 +86,10 @@ std::optional<JobState> ended_state(const std::vector<const JobStatus*>& records
 class SlurmBackend final : public Backend {
  public:
   explicit SlurmBackend(const BackendOptions& o)
-      : m_r(o.slurm), m_client(make_slurm_client(o.slurm.client)), m_worker(find_worker(o.path_prepend)) {
+      : m_r(o.slurm), m_client(make_slurm_client(o.slurm.client)),
+        m_worker(find_program(o.path_prepend, "flotilla-worker")), m_flotilla(find_program(o.path_prepend, "flotilla")) {
+    if (m_r.start != "batch" && m_r.start != "allocate")
+      throw std::invalid_argument(fmt::format("unknown Slurm start '{}' (batch or allocate)", m_r.start));
     if (m_r.workdir.empty()) m_r.workdir = std::filesystem::current_path() / "flotilla-jobs";
     m_r.workdir = std::filesystem::absolute(m_r.workdir);
     std::filesystem::create_directories(m_r.workdir);
@@ -212,7 +226,13 @@ class SlurmBackend final : public Backend {
                               "--no-requeue: after a node failure flotilla runs the unreported tasks again in a "
                               "new job, at once (Slurm would hold a requeued job for minutes)"},
                  .commands = {"echo \"${SLURM_ARRAY_JOB_ID:-$SLURM_JOB_ID}\" > slurm_job_id",
-                              fmt::format("srun --mpi=pmix {} {}", m_worker.string(),
+                              // The step's shape is spelled out: an allocation run by `flotilla
+                              // run-allocation` has no batch environment to take it from.
+                              fmt::format("srun --mpi=pmix --nodes={} --ntasks-per-node={}{} {} {}", shape.nodes,
+                                          shape.ranks_per_node,
+                                          shape.gpus_per_node > 0 ? fmt::format(" --gpus-per-node={}", shape.gpus_per_node)
+                                                                  : std::string(),
+                                          m_worker.string(),
                                           array ? "manifest-${SLURM_ARRAY_TASK_ID}.json" : "manifest.json")}};
     if (!dependency.empty())
       r.comments.push_back(fmt::format("starts once the {} job(s) it depends on completed; Slurm cancels it if they fail",
@@ -279,6 +299,9 @@ class SlurmBackend final : public Backend {
       std::ofstream(job.dir / "job.sh") << render_job_script(request);
       throw JobHeld(job.dir, job.tasks.size(), false);
     }
+    if (m_r.start == "allocate" && job.array.empty() && dependency.empty()) {
+      if (auto id = m_client->allocate_now(request)) return launch(job, request, *id);
+    }
     auto outcome = m_client->submit(request);
     if (auto* ok = std::get_if<Submitted>(&outcome)) {
       job.slurm_id = ok->id;
@@ -295,6 +318,53 @@ class SlurmBackend final : public Backend {
     // recording it would burn the campaign's budget on failures that say nothing about candidates.
     throw std::runtime_error(fmt::format("Slurm refused job {} ({}): {}", job.name,
                                          (job.dir / "manifest.json").string(), rejected.message));
+  }
+
+  // Runs an allocated job's script through `flotilla run-allocation ID DIR`, which leaves a
+  // launcher of its own session behind (it outlives this process, as a batch job would) and
+  // names it in DIR/launcher before it exits. Its output goes where the batch job's would.
+  void launch(Job& job, JobRequest request, std::uint32_t id) {
+    job.slurm_id = id;
+    request.comments.push_back(fmt::format("allocated at once as Slurm job {} (resources.slurm_start = allocate): "
+                                           "`flotilla run-allocation` runs this script on the submitting host and "
+                                           "releases the allocation when it ends",
+                                           id));
+    std::ofstream(job.dir / "job.sh") << render_job_script(request);
+    std::ofstream(job.dir / "slurm_job_id") << id << '\n';
+    const auto out = (job.dir / fmt::format("slurm-{}.out", id)).string();
+    std::string program = m_flotilla.string(), command = "run-allocation", id_text = std::to_string(id),
+                dir = job.dir.string();
+    char* argv[] = {program.data(), command.data(), id_text.data(), dir.data(), nullptr};
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    pid_t pid = -1;
+    int rc = posix_spawnp(&pid, argv[0], &actions, nullptr, argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    int status = 0;
+    if (rc == 0)
+      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    auto launcher = local_launcher(job.dir);
+    if (rc != 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || !launcher) {
+      m_client->cancel(id);  // nothing will run in it: give the nodes back
+      throw std::runtime_error(fmt::format("could not start the launcher of Slurm allocation {} ({} run-allocation): {}",
+                                           id, m_flotilla.string(),
+                                           rc != 0 ? std::strerror(rc) : "it failed; see " + out));
+    }
+    job.launcher = *launcher;
+  }
+
+  // Allocated jobs still running whose launcher on this host has gone (killed, or its host
+  // rebooted without it) without releasing the allocation: nothing would end them before their
+  // time limit. Asked before Slurm is queried, so a launcher that released its job and exited
+  // is seen ended by that query, not cancelled.
+  std::set<std::uint32_t> gone_launchers() const {
+    std::set<std::uint32_t> gone;
+    for (const auto& job : m_jobs)
+      if (job.launcher > 0 && kill(job.launcher, 0) != 0 && errno == ESRCH) gone.insert(job.slurm_id);
+    return gone;
   }
 
   // Records of each job, keyed by its id (an array's elements by the array's id).
@@ -319,12 +389,18 @@ class SlurmBackend final : public Backend {
       std::erase_if(m_jobs, [](const Job& j) { return j.tasks.empty(); });
       return;
     }
+    const auto gone = gone_launchers();
     auto records = query_jobs(ids);
     m_running.clear();
     for (auto& job : m_jobs) {
       if (job.slurm_id == 0) continue;
       auto& mine = records[job.slurm_id];
       auto ended = ended_state(pointers(mine));
+      if (!ended && gone.contains(job.slurm_id) && !job.orphaned) {
+        job.orphaned = true;  // ends CANCELLED at a later query; its unreported tasks then re-run
+        job.launcher = 0;
+        m_client->cancel(job.slurm_id);
+      }
       if (!ended) {
         if (std::any_of(mine.begin(), mine.end(), [](const JobStatus& s) { return s.state == JobState::running; })) {
           m_running.insert(job.slurm_id);
@@ -333,6 +409,7 @@ class SlurmBackend final : public Backend {
         continue;
       }
       auto how = mine.empty() ? std::string("vanished from the queue") : fmt::format("ended {}", to_string(*ended));
+      if (job.orphaned) how += " (its launcher died before releasing the allocation, so flotilla cancelled it)";
       finish(job, fmt::format("Slurm job {} ({}) {} before this task reported", job.slurm_id, job.name, how),
              TaskStatus::lost);
       job.tasks.clear();
@@ -421,7 +498,8 @@ class SlurmBackend final : public Backend {
         id = found->second;
         std::ofstream(entry.path() / "slurm_job_id") << id << '\n';
       }
-      Job job{.slurm_id = id, .name = entry.path().filename().string(), .dir = entry.path()};
+      Job job{.slurm_id = id, .name = entry.path().filename().string(), .dir = entry.path(),
+              .launcher = local_launcher(entry.path()).value_or(0)};
       for (const auto& task : read_manifest(entry.path() / "manifest.json").tasks) job.tasks.push_back(task.id);
       ids.push_back(id);
       jobs[id] = std::move(job);
@@ -466,7 +544,8 @@ class SlurmBackend final : public Backend {
     auto& earlier = m_earlier_jobs[adopt->second];
     auto existing = std::find_if(m_jobs.begin(), m_jobs.end(), [&](const Job& j) { return j.slurm_id == earlier.slurm_id; });
     if (existing == m_jobs.end()) {
-      m_jobs.push_back(Job{.slurm_id = earlier.slurm_id, .name = earlier.name, .resources = spec.resources, .dir = earlier.dir});
+      m_jobs.push_back(Job{.slurm_id = earlier.slurm_id, .name = earlier.name, .resources = spec.resources,
+                           .dir = earlier.dir, .launcher = earlier.launcher});
       existing = std::prev(m_jobs.end());
     }
     existing->tasks.push_back(spec.id);
@@ -491,6 +570,7 @@ class SlurmBackend final : public Backend {
   SlurmResources m_r;
   std::unique_ptr<SlurmClient> m_client;
   std::filesystem::path m_worker;
+  std::filesystem::path m_flotilla;  // runs allocated jobs' scripts (`flotilla run-allocation`)
   std::map<std::uint64_t, TaskSpec> m_pending;  // submitted, no result returned yet
   std::vector<Job> m_jobs;
   std::set<std::uint32_t> m_running;

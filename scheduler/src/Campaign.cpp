@@ -74,7 +74,8 @@ class CampaignRunner {
     jobs::SlurmResources slurm{.client = s.slurm.client, .shape = s.slurm.explore,
                                .stages = {{"explore", s.slurm.explore}, {"evaluate", s.slurm.evaluate}},
                                .workdir = s.slurm.jobs_dir, .job_prefix = s.name, .max_attempts = s.max_attempts,
-                               .max_submit_jobs = s.slurm.max_submit_jobs, .hold = o.hold_jobs};
+                               .max_submit_jobs = s.slurm.max_submit_jobs, .hold = o.hold_jobs,
+                               .start = s.slurm.start};
     m_backend = jobs::make_backend(
         {.name = s.backend, .slots = s.slots, .ranks = s.ranks, .path_prepend = o.path_prepend,
          .slurm = std::move(slurm)});

@@ -13,6 +13,7 @@ int results_command(const std::vector<std::string>& args);  // ResultsCommand.cp
 int status_command(const std::vector<std::string>& args);   // SlurmCommands.cpp
 int cancel_command(const std::vector<std::string>& args);   // SlurmCommands.cpp
 int sbatch_command(const std::vector<std::string>& args);   // SlurmCommands.cpp
+int run_allocation_command(const std::vector<std::string>& args);  // SlurmCommands.cpp
 int replay_command(const std::vector<std::string>& args);   // ReplayCommand.cpp
 
 }  // namespace flotilla::cli

@@ -62,6 +62,9 @@ const std::vector<OptionDecl>& option_table() {
       {"resources.account", "", false, false, "slurm: account to charge"},
       {"resources.qos", "", false, false, "slurm: quality of service"},
       {"resources.slurm_client", "api", false, false, "slurm: submit through libslurm (api) or the sbatch command"},
+      {"resources.slurm_start", "batch", false, false,
+       "slurm: batch (every job a batch job), or allocate (a job with free nodes is allocated at once and its "
+       "script run from this host, without Slurm's up to 1 s wait for a batch job; api client only)"},
       {"resources.jobs_dir", "", false, false, "slurm: where job scripts, manifests and job results go "
                                                "(default: RESULTS.jobs beside the results file)"},
       {"resources.max_attempts", "3", false, false, "tries per task when jobs fail, are preempted or lose a node"},

@@ -1,6 +1,7 @@
 // SlurmCommands.cpp — `flotilla status CAMPAIGN.ini` (the campaign's progress and its Slurm jobs),
 // `flotilla cancel CAMPAIGN.ini` (cancels the campaign's pending and running jobs) and
 // `flotilla sbatch CAMPAIGN.ini` (writes the next job's script for a person to submit).
+#include <charconv>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -88,6 +89,22 @@ int cancel_command(const std::vector<std::string>& args) {
   std::cout << fmt::format("{} job(s) cancelled; recorded results are kept, and `flotilla run` resumes the rest\n",
                            cancelled);
   return 0;
+}
+
+// Started by the Slurm backend (resources.slurm_start = allocate) for a job it allocated at once:
+// runs the job folder's script in that allocation from a process that outlives flotilla, and
+// releases the allocation when the script ends (jobs::run_in_allocation).
+int run_allocation_command(const std::vector<std::string>& args) {
+  constexpr std::string_view usage =
+      "usage: flotilla run-allocation JOB_ID JOB_DIR\n"
+      "  (internal) runs JOB_DIR/job.sh inside Slurm allocation JOB_ID, detached, and releases the allocation\n"
+      "  with the script's exit status when it ends; the Slurm backend starts it with resources.slurm_start = allocate";
+  if (args.size() != 2 || args[0] == "--help" || args[0] == "-h") throw std::invalid_argument(std::string(usage));
+  std::uint32_t id = 0;
+  auto [end, ec] = std::from_chars(args[0].data(), args[0].data() + args[0].size(), id);
+  if (ec != std::errc() || end != args[0].data() + args[0].size() || id == 0)
+    throw std::invalid_argument(fmt::format("JOB_ID '{}' is not a Slurm job id\n{}", args[0], usage));
+  return jobs::run_in_allocation(id, std::filesystem::absolute(args[1]));
 }
 
 // Runs the campaign on the Slurm backend in hold mode: it records what it would record before

@@ -325,6 +325,11 @@ Settings validate(RawValues raw, const std::string& display) {
   s.slurm.account = r.text("resources.account");
   s.slurm.qos = r.text("resources.qos");
   s.slurm.client = registered(r, "resources.slurm_client", {"api", "sbatch"});
+  s.slurm.start = registered(r, "resources.slurm_start", {"batch", "allocate"});
+  if (s.slurm.start == "allocate" && s.slurm.client != "api")
+    bad(*r.one("resources.slurm_start"), "resources.slurm_start",
+        "needs resources.slurm_client = api: the sbatch client has no way to allocate at once and release with a "
+        "status");
   s.slurm.jobs_dir = r.text("resources.jobs_dir");
   s.max_attempts = static_cast<int>(r.integer("resources.max_attempts", 1, 100));
   s.slurm.max_submit_jobs = static_cast<int>(r.integer("resources.max_submit_jobs", 0, 1'000'000));

@@ -18,6 +18,8 @@ usage:
   flotilla status CAMPAIGN.ini                          the campaign's progress and its Slurm jobs
   flotilla cancel CAMPAIGN.ini                          cancel the campaign's pending and running Slurm jobs
   flotilla sbatch CAMPAIGN.ini                          write the next batch's Slurm job script, to submit by hand
+  flotilla run-allocation JOB_ID JOB_DIR                (internal) run a job folder's script in an allocation
+                                                        made at once (resources.slurm_start = allocate)
   flotilla replay SPACE.csv|CACHE.json[.gz] [...]       replay a search strategy on a recorded space
   flotilla --version
   flotilla COMMAND --help                               options of a command
@@ -37,6 +39,7 @@ constexpr Command kCommands[] = {
     {"status", flotilla::cli::status_command},
     {"cancel", flotilla::cli::cancel_command},
     {"sbatch", flotilla::cli::sbatch_command},
+    {"run-allocation", flotilla::cli::run_allocation_command},
     {"replay", flotilla::cli::replay_command},
 };
 

@@ -32,6 +32,10 @@ grep -q "budget of .* spent\|exhausted" "$work/second.log" || { echo "resumed ca
 if [ "${CHECK_JOBS_DIR:-0}" = 1 ]; then
   /usr/bin/python3 "$(dirname "$0")/check_job_manifests.py" "$h5.jobs"
 fi
+# Jobs allocated at once (EXPECT_LAUNCHER=1): their launchers ran them, and survived the kill.
+if [ "${EXPECT_LAUNCHER:-0}" = 1 ]; then
+  ls "$h5.jobs"/*/launcher >/dev/null 2>&1 || { echo "no job was allocated at once"; exit 1; }
+fi
 # A deterministic campaign (COMPARE_WITH_CLEAN=1) must record exactly as many trials as an
 # uninterrupted run of it; a benchmark's noisy objectives may change which candidates are verified.
 if [ "${COMPARE_WITH_CLEAN:-1}" = 1 ]; then

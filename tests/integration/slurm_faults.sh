@@ -12,6 +12,12 @@
 #            evaluate shards go as job arrays cut at MaxArraySize, each afterok on the explore job
 #   limit    with resources.max_submit_jobs=1 and one job of ours already queued, the campaign
 #            submits its first job only once that job has ended
+#   allocate with resources.slurm_start=allocate every explore job is allocated at once and run by
+#            a launcher (DIR/launcher), which releases it: each ends COMPLETED, none lingers
+#   fallback the same while another job holds every node of the partition: the first explore job
+#            cannot be allocated at once and goes as a batch job (no launcher), and still runs
+#   launcher the launcher of a running allocated job is SIGKILLed: flotilla sees it gone, cancels
+#            the allocation instead of leaving it to its time limit, and re-runs the unreported tasks
 # Every mode ends with the same checks: the campaign finished, WINNER won verified, no trial key was
 # recorded twice (h5py), and no (task, attempt) appears in two job manifests.
 set -euo pipefail
@@ -48,8 +54,9 @@ running_job_with_result() {
   return 1
 }
 
+extra=()
 run_in_background() {
-  "$flotilla" run "$config" --campaign.results="$h5" --no-live >"$work/run.log" 2>&1 &
+  "$flotilla" run "$config" --campaign.results="$h5" "${extra[@]}" --no-live >"$work/run.log" 2>&1 &
   pid=$!
 }
 wait_campaign() {
@@ -194,6 +201,57 @@ assert first >= ended, "the campaign submitted a job while the user's MaxSubmitJ
 for a, b in zip(ours, ours[1:]):
     assert listing[b]["submit_time"] >= listing[a]["end_time"], f"jobs {a} and {b} were queued together"
 PY
+    ;;
+  allocate|fallback)
+    extra=(--resources.slurm_start=allocate)
+    if [ "$mode" = fallback ]; then
+      blocker=$(sbatch --parsable --partition=debug --nodes=2 --exclusive --job-name=holds-the-partition --output=/dev/null --wrap "sleep 3")
+      until [ "$(squeue -h -j "$blocker" -o %T)" = RUNNING ]; do sleep 0.1; done
+    fi
+    run_in_background
+    wait_campaign
+    $py - "$jobs" "$mode" <<'PY'
+import glob, os, subprocess, sys, time
+jobs_dir, mode = sys.argv[1], sys.argv[2]
+allocated, batch = [], []
+for script in sorted(glob.glob(jobs_dir + "/*/job.sh")):
+    folder, text = os.path.dirname(script), open(script).read()
+    job = int(open(folder + "/slurm_job_id").read())
+    if "(explore)" not in text:
+        assert not os.path.exists(folder + "/launcher"), f"{folder}: an evaluate array was allocated"
+        continue
+    (allocated if os.path.exists(folder + "/launcher") else batch).append(job)
+    if os.path.exists(folder + "/launcher"):
+        assert "allocated at once as Slurm job" in text, f"{script} does not say it was allocated"
+print("explore jobs allocated at once:", allocated, "submitted as batch jobs:", batch)
+if mode == "allocate":
+    assert allocated and not batch, "with free nodes every explore job must be allocated at once"
+else:
+    assert batch, "the first explore job was allocated although the partition was full"
+# Every allocated job is released by its launcher with its script's status: COMPLETED, soon.
+for _ in range(100):
+    states = dict(l.split() for l in subprocess.run(["squeue", "-h", "-t", "all", "-o", "%i %T", "-j",
+                  ",".join(map(str, allocated + batch))], check=True, capture_output=True, text=True).stdout.splitlines())
+    if all(states.get(str(j)) == "COMPLETED" for j in allocated + batch):
+        break
+    time.sleep(0.1)
+print("states:", states)
+assert all(states.get(str(j)) == "COMPLETED" for j in allocated + batch), "a job was not released as COMPLETED"
+PY
+    ;;
+  launcher)
+    extra=(--resources.slurm_start=allocate)
+    run_in_background
+    read -r id node dir < <(running_job_with_result)
+    [ -f "$dir/launcher" ] || { echo "job $id was not allocated at once"; exit 1; }
+    read -r _ launcher < "$dir/launcher"
+    kill -9 "$launcher"
+    echo "killed launcher $launcher of Slurm job $id ($dir)"
+    wait_campaign
+    "$flotilla" results export "$h5" --table events --format csv | grep "task_requeued" |
+      grep -q "Slurm job $id .*CANCELLED (its launcher died" ||
+      { echo "no task re-queued after the launcher died"; "$flotilla" results export "$h5" --table events --format csv; exit 1; }
+    [ "$(squeue -h -t all -j "$id" -o %T)" = CANCELLED ] || { echo "job $id was left $(squeue -h -t all -j "$id" -o %T)"; exit 1; }
     ;;
   *) echo "unknown mode $mode"; exit 2 ;;
 esac

@@ -121,3 +121,59 @@ TEST_P(SlurmClientTest, ReadsMaxArraySizeAndRejectsBadPartitionAsValue) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Clients, SlurmClientTest, ::testing::Values("api", "sbatch"));
+
+// resources.slurm_start = allocate: an allocation made inside the call when the nodes are free,
+// refused (not queued) when they are not, run by a detached launcher that releases it with the
+// script's status.
+TEST(SlurmAllocation, AllocatesAtOnceRefusesWhenBusyAndIsReleasedByItsLauncher) {
+  if (!std::getenv("SLURM_CONF")) GTEST_SKIP() << "SLURM_CONF is not set: no test cluster";
+  auto client = make_slurm_client("api");
+  const auto base = std::filesystem::path(std::getenv("SLURM_CONF")).parent_path().parent_path() / "client-allocate";
+  auto folder = [&](const std::string& name, std::vector<std::string> commands, int nodes) {
+    // Every CPU of its nodes (4 each), so that nothing else fits beside it.
+    JobRequest r{.name = name, .partition = "debug", .nodes = nodes, .ranks_per_node = 4, .time_limit = 5min,
+                 .workdir = base / name,
+                 .commands = std::move(commands)};
+    std::filesystem::remove_all(r.workdir);
+    std::filesystem::create_directories(r.workdir);
+    std::ofstream(r.workdir / "job.sh") << render_job_script(r);
+    return r;
+  };
+  auto state = [&](std::uint32_t id) {
+    for (const auto& s : client->query({id})) return s.state;
+    return JobState::unknown;
+  };
+  auto wait_ended = [&](std::uint32_t id) {
+    for (int i = 0; i < 600 && !is_terminal(state(id)); ++i) std::this_thread::sleep_for(50ms);
+    return state(id);
+  };
+
+  // Both nodes of the partition, allocated inside the call: running at once, no scheduling tick.
+  auto whole = folder("whole", {"srun --nodes=2 --ntasks-per-node=1 hostname > step.txt", "exit 3"}, 2);
+  auto id = client->allocate_now(whole);
+  ASSERT_TRUE(id.has_value());
+  EXPECT_EQ(state(*id), JobState::running);
+
+  // Nothing left to allocate now: refused, and no job is left pending.
+  auto one = folder("one", {"true"}, 1);
+  EXPECT_FALSE(client->allocate_now(one).has_value());
+  for (const auto& job : client->user_jobs())
+    EXPECT_FALSE(job.name == "one" && !is_terminal(job.state)) << "job " << job.id << " left " << to_string(job.state);
+
+  // The launcher runs the script in the allocation (its step sees the allocation's nodes) and
+  // releases it with the script's status: exit 3 ends it FAILED.
+  EXPECT_EQ(run_in_allocation(*id, whole.workdir), 0);
+  EXPECT_TRUE(local_launcher(whole.workdir).has_value());
+  EXPECT_EQ(wait_ended(*id), JobState::failed);
+  std::ifstream step(whole.workdir / "step.txt");
+  std::string first, second;
+  step >> first >> second;
+  EXPECT_FALSE(first.empty() || second.empty()) << "the step did not run on both allocated nodes";
+
+  // The nodes are free again: a script that succeeds ends its allocation COMPLETED.
+  auto again = client->allocate_now(one);
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(run_in_allocation(*again, one.workdir), 0);
+  EXPECT_EQ(wait_ended(*again), JobState::completed);
+  EXPECT_NO_THROW(client->release(*again, 0));  // releasing an ended job is not an error
+}

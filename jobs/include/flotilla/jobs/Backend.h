@@ -59,6 +59,10 @@ struct SlurmResources {
   int max_attempts = 3;                   // tries per task across failed, lost or preempted jobs
   int max_submit_jobs = 0;                // the user's pending + running jobs allowed at once; 0: no limit
   bool hold = false;                      // write the next job's folder, submit nothing (throws JobHeld)
+  // "batch": every job is a batch job. "allocate": a job that depends on no other and is not an
+  // array is first allocated at once when its nodes are free (as `salloc --immediate`), and its
+  // script runs from a launcher on this host that outlives flotilla; otherwise a batch job.
+  std::string start = "batch";
 };
 
 struct BackendOptions {

@@ -90,6 +90,14 @@ class SlurmClient {
   virtual std::vector<JobStatus> user_jobs() = 0;
   // The cluster's MaxArraySize (the largest array index + 1).
   virtual std::uint32_t max_array_size() = 0;
+  // Allocates the request's nodes inside the call when they are free now (as `salloc
+  // --immediate --no-shell`), for a job whose script a process on this host runs (see
+  // run_in_allocation). nullopt when they are not free now, when Slurm refuses the request, or
+  // when the client cannot (sbatch): the caller then submits a batch job.
+  virtual std::optional<std::uint32_t> allocate_now(const JobRequest&) { return std::nullopt; }
+  // Ends an allocation made by allocate_now with its script's wait status, as salloc does
+  // (COMPLETED for 0, FAILED otherwise). A job already ended is not an error.
+  virtual void release(std::uint32_t id, int wait_status) = 0;
 };
 
 // Thrown by the Slurm backend in hold mode (`flotilla sbatch`): the next job's folder is written
@@ -103,6 +111,18 @@ class JobHeld : public std::runtime_error {
   std::size_t tasks;
   bool already_written;  // an earlier `flotilla sbatch` wrote it and it has not been submitted yet
 };
+
+// Runs a job folder's job.sh inside allocation `id` (made by allocate_now) and releases the
+// allocation when the script ends, from a process that outlives the caller: it forks, the child
+// leaves the session (setsid) and runs the script, and the parent records the child as
+// "HOST PID" in DIR/launcher before it returns. The script's srun steps find the allocation
+// through SLURM_JOB_ID. This is `flotilla run-allocation ID DIR`, started by the Slurm backend
+// with slurm_start = allocate. Returns the parent's exit code (0, or 1 when the fork failed).
+int run_in_allocation(std::uint32_t id, const std::filesystem::path& dir);
+
+// The launcher a folder's allocation was given ("HOST PID" in DIR/launcher): its pid when it ran
+// on this host, nullopt when the file is absent, unreadable or names another host.
+std::optional<int> local_launcher(const std::filesystem::path& dir);
 
 // "api" (libslurm) or "sbatch" (the commands on PATH). Throws std::invalid_argument for another
 // name, std::runtime_error when Slurm cannot be reached.

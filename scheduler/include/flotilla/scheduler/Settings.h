@@ -90,6 +90,7 @@ struct Settings {
     std::string account;
     std::string qos;
     std::string client = "api";
+    std::string start = "batch";  // "batch", or "allocate": at once when the nodes are free (docs/slurm.md)
     std::filesystem::path jobs_dir;   // default: RESULTS.jobs
     int max_submit_jobs = 0;          // the user's queued jobs allowed at once; 0: no limit
     // Each stage's allocation: the keys above, overridden by [resources.explore] / [resources.evaluate].
