@@ -86,7 +86,7 @@ std::optional<JobState> ended_state(const std::vector<const JobStatus*>& records
 class SlurmBackend final : public Backend {
  public:
   explicit SlurmBackend(const BackendOptions& o)
-      : m_r(o.slurm), m_client(make_slurm_client(o.slurm.client)),
+      : m_r(o.slurm), m_notice(o.notice), m_client(make_slurm_client(o.slurm.client)),
         m_worker(find_program(o.path_prepend, "flotilla-worker")), m_flotilla(find_program(o.path_prepend, "flotilla")) {
     if (m_r.start != "batch" && m_r.start != "allocate")
       throw std::invalid_argument(fmt::format("unknown Slurm start '{}' (batch or allocate)", m_r.start));
@@ -311,7 +311,10 @@ class SlurmBackend final : public Backend {
     }
     const auto& rejected = std::get<SubmitRejected>(outcome);
     if (rejected.limit) {  // back off: 1, 2, 4 ... 30 s
-      job.next_try = Clock::now() + std::chrono::seconds(std::min(30, 1 << std::min(job.tries++, 5)));
+      const auto wait = std::chrono::seconds(std::min(30, 1 << std::min(job.tries++, 5)));
+      job.next_try = Clock::now() + wait;
+      notify("slurm_submit_deferred", fmt::format("Slurm refused job {} for now ({}); trying again in {} s", job.name,
+                                                  rejected.message, wait.count()));
       return;
     }
     // Anything else (no such partition, Slurm unreachable) is a setup error, not a trial result:
@@ -367,6 +370,10 @@ class SlurmBackend final : public Backend {
     return gone;
   }
 
+  void notify(std::string kind, std::string message) const {
+    if (m_notice) m_notice(std::move(kind), std::move(message));
+  }
+
   // Records of each job, keyed by its id (an array's elements by the array's id).
   std::map<std::uint32_t, std::vector<JobStatus>> query_jobs(const std::vector<std::uint32_t>& ids) {
     std::map<std::uint32_t, std::vector<JobStatus>> records;
@@ -398,6 +405,10 @@ class SlurmBackend final : public Backend {
       auto ended = ended_state(pointers(mine));
       if (!ended && gone.contains(job.slurm_id) && !job.orphaned) {
         job.orphaned = true;  // ends CANCELLED at a later query; its unreported tasks then re-run
+        notify("slurm_launcher_lost",
+               fmt::format("the launcher (pid {}) of Slurm job {} ({}) died before releasing the allocation: "
+                           "cancelled it; its unreported tasks run again",
+                           job.launcher, job.slurm_id, job.name));
         job.launcher = 0;
         m_client->cancel(job.slurm_id);
       }
@@ -568,6 +579,7 @@ class SlurmBackend final : public Backend {
   }
 
   SlurmResources m_r;
+  std::function<void(std::string, std::string)> m_notice;
   std::unique_ptr<SlurmClient> m_client;
   std::filesystem::path m_worker;
   std::filesystem::path m_flotilla;  // runs allocated jobs' scripts (`flotilla run-allocation`)

@@ -76,9 +76,14 @@ class CampaignRunner {
                                .workdir = s.slurm.jobs_dir, .job_prefix = s.name, .max_attempts = s.max_attempts,
                                .max_submit_jobs = s.slurm.max_submit_jobs, .hold = o.hold_jobs,
                                .start = s.slurm.start};
+    // The store opens later (run()); a notice before that is only printed.
+    auto notice = [this](std::string kind, std::string message) {
+      if (m_store) m_store->add_event({now_seconds(), kind, message});
+      m_progress.note(fmt::format("flotilla: {}", message));
+    };
     m_backend = jobs::make_backend(
         {.name = s.backend, .slots = s.slots, .ranks = s.ranks, .path_prepend = o.path_prepend,
-         .slurm = std::move(slurm)});
+         .slurm = std::move(slurm), .notice = notice});
     m_strategy = search::make_strategy({.name = s.strategy, .seed = s.seed, .maximize = s.maximize}, s.space);
   }
 

@@ -28,4 +28,11 @@ void Progress::finish() {
   m_dirty = false;
 }
 
+void Progress::note(const std::string& line) {
+  if (m_live && m_dirty) m_err << "\r\033[K";
+  m_err << line << '\n' << std::flush;
+  m_dirty = false;
+  m_last = {};  // redraw the live line at the next update
+}
+
 }  // namespace flotilla::scheduler

@@ -29,6 +29,7 @@ class Progress {
   Progress(std::ostream& err, bool live) : m_err(err), m_live(live) {}
   void update(const ProgressState& state, bool force = false);
   void finish();                 // ends a live line so later output starts on a new line
+  void note(const std::string& line);  // a line of its own; a live line is redrawn at the next update
 
  private:
   std::ostream& m_err;

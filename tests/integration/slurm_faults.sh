@@ -12,6 +12,10 @@
 #            evaluate shards go as job arrays cut at MaxArraySize, each afterok on the explore job
 #   limit    with resources.max_submit_jobs=1 and one job of ours already queued, the campaign
 #            submits its first job only once that job has ended
+#   rejected on a private cluster with MaxJobCount=3 (and MinJobAge=2 s): slurmctld refuses
+#            submissions (EAGAIN) until finished jobs are purged; flotilla backs off and retries,
+#            says so (event slurm_submit_deferred), and the campaign completes
+#   nodes2   every job spans both nodes of partition debug (1 rank per node)
 #   allocate with resources.slurm_start=allocate every explore job is allocated at once and run by
 #            a launcher (DIR/launcher), which releases it: each ends COMPLETED, none lingers
 #   fallback the same while another job holds every node of the partition: the first explore job
@@ -31,9 +35,17 @@ name=$(sed -n 's/^name *= *//p' "$config")
 down_node="" own_cluster=""
 cleanup() {
   [ -z "$down_node" ] || scontrol update nodename="$down_node" state=resume >/dev/null 2>&1 || true
-  [ -z "$own_cluster" ] || "$here/../../scripts/slurm/slurm-local.sh" stop "$own_cluster" >/dev/null 2>&1 || true
+  [ -z "$own_cluster" ] || { "$here/../../scripts/slurm/slurm-local.sh" stop "$own_cluster" >/dev/null 2>&1 || true
+                              cp -r "$own_cluster/log" "$work/cluster-log" 2>/dev/null || true  # kept for a failure's reader
+                              rm -rf "$own_cluster"; }
 }
 trap cleanup EXIT
+# A private cluster lives under a short path in /tmp: slurmstepd's PMIx socket path, under the
+# cluster's directory, must stay within the 107 bytes of a UNIX socket path.
+private_cluster() {
+  own_cluster=$(mktemp -d /tmp/flotilla-cluster.XXXXXX)
+  chmod 755 "$own_cluster"  # munged wants its socket directory reachable by all
+}
 
 # The first running job of this campaign with at least one recorded result and at least 3 tasks
 # (1.2 s of work) left, so the fault lands mid-job: prints "ID NODE DIR".
@@ -153,7 +165,7 @@ assert "cpu" not in devices[1], "evaluate trials must each see a GPU of partitio
 PY
     ;;
   arrays)
-    own_cluster="$work/cluster"
+    private_cluster
     SLURM_LOCAL_MAX_ARRAY_SIZE=2 "$here/../../scripts/slurm/slurm-local.sh" start "$own_cluster" >/dev/null
     export SLURM_CONF="$own_cluster/etc/slurm.conf"
     "$flotilla" run "$config" --campaign.results="$h5" --no-live >"$work/run.log" 2>&1 || { cat "$work/run.log"; exit 1; }
@@ -200,6 +212,42 @@ assert first >= ended, "the campaign submitted a job while the user's MaxSubmitJ
 # One job at a time: each of the campaign's jobs was submitted after the previous one ended.
 for a, b in zip(ours, ours[1:]):
     assert listing[b]["submit_time"] >= listing[a]["end_time"], f"jobs {a} and {b} were queued together"
+PY
+    ;;
+  rejected)
+    private_cluster
+    SLURM_LOCAL_MAX_JOB_COUNT=3 SLURM_LOCAL_MIN_JOB_AGE=2 "$here/../../scripts/slurm/slurm-local.sh" start "$own_cluster" >/dev/null
+    export SLURM_CONF="$own_cluster/etc/slurm.conf"
+    run_in_background
+    wait_campaign
+    refused=$(grep -c "MaxJobCount limit from slurm.conf reached" "$own_cluster/log/slurmctld.log" || true)
+    [ "$refused" -ge 1 ] || { echo "slurmctld refused no submission: the test did not test a rejection"; exit 1; }
+    deferred=$("$flotilla" results export "$h5" --table events --format csv | grep -c "slurm_submit_deferred" || true)
+    echo "slurmctld refused $refused submissions (MaxJobCount); flotilla deferred $deferred and retried"
+    [ "$deferred" -ge 1 ] || { echo "no slurm_submit_deferred event"; exit 1; }
+    grep -q "Slurm refused job .* for now" "$work/run.log" || { echo "the back-off was not reported"; exit 1; }
+    ;;
+  nodes2)
+    # The test cluster's nodes are four slurmd on this one host. Open MPI's shared-memory
+    # transport then hangs or crashes between ranks that PMIx places on different nodes of the
+    # same host, so this test's ranks talk over TCP (docs/slurm.md, pitfalls).
+    export OMPI_MCA_btl=self,tcp
+    extra=(--resources.nodes=2 --resources.ranks_per_node=1)
+    run_in_background
+    wait_campaign
+    $py - "$jobs" <<'PY'
+import glob, os, subprocess, sys
+jobs_dir = sys.argv[1]
+ids = []
+for script in sorted(glob.glob(jobs_dir + "/*/job.sh")):
+    text = open(script).read()
+    assert "#SBATCH --nodes=2" in text and "srun --mpi=pmix --nodes=2 --ntasks-per-node=1 " in text, script
+    ids.append(open(os.path.dirname(script) + "/slurm_job_id").read().strip())
+out = subprocess.run(["squeue", "-h", "-t", "all", "-o", "%i %N", "-j", ",".join(ids)], check=True,
+                     capture_output=True, text=True).stdout
+nodes = {line.split()[1] for line in out.splitlines()}
+print("jobs:", len(ids), "node lists:", nodes)
+assert nodes == {"node[1-2]"}, "every job must span both nodes of partition debug"
 PY
     ;;
   allocate|fallback)

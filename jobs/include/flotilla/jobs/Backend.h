@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -71,6 +72,9 @@ struct BackendOptions {
   unsigned ranks = 0;                               // mpi: MPI ranks, rank 0 dispatching; 0 = slots + 1
   std::vector<std::filesystem::path> path_prepend;  // put before PATH for argv[0] lookup
   SlurmResources slurm;                             // backend "slurm"
+  // What the user should hear that is not a task's result (a submission deferred by a submit
+  // limit, an allocation cancelled because its launcher died): an event kind and a sentence.
+  std::function<void(std::string kind, std::string message)> notice;
 };
 
 // Throws std::invalid_argument naming the known backends for an unknown name.
