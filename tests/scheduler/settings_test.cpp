@@ -176,6 +176,13 @@ TEST_F(SettingsTest, SlurmResources) {
             "command line: [resources] time_limit: '30s' is shorter than a minute");
   EXPECT_EQ(error_of(kValid, {"--resources.slurm_client=rest"}),
             "command line: [resources] slurm_client: 'rest' is not one of: api, sbatch");
+  EXPECT_EQ(s.slurm.start, "batch");
+  EXPECT_EQ(load_settings(write(kValid), {"--resources.slurm_start=allocate"}).slurm.start, "allocate");
+  EXPECT_EQ(error_of(kValid, {"--resources.slurm_start=salloc"}),
+            "command line: [resources] slurm_start: 'salloc' is not one of: batch, allocate");
+  EXPECT_EQ(error_of(kValid + std::string("[resources]\nslurm_client = sbatch\nslurm_start = allocate\n")),
+            "flotilla_settings_test.ini:25: [resources] slurm_start: 'allocate' needs resources.slurm_client = api: the "
+            "sbatch client has no way to allocate at once and release with a status");
 }
 
 TEST_F(SettingsTest, StagedIntent) {
