@@ -1,24 +1,29 @@
 // SlurmAllocation.cpp — the launcher of a job allocated at once (resources.slurm_start =
 // allocate): `flotilla run-allocation ID DIR` runs DIR/job.sh inside allocation ID and releases
 // the allocation with the script's status when it ends, from a process of its own session, so
-// the job outlives the flotilla that started it exactly as a batch job does.
+// the job outlives the flotilla that started it as a batch job does.
 //
 // Why a launcher on this host: Slurm 22.05 starts a batch job only at its next once-a-second
 // scheduling tick, while an allocation is made inside its RPC (docs/slurm.md). The price is a
-// process on the submitting host for the job's life; if that host goes down, the allocation
-// stays until its time limit, or until a flotilla on this host sees the launcher gone and
-// cancels it (SlurmBackend).
+// process on the submitting host for the job's life. The launcher holds an flock on
+// DIR/launcher.lock for as long as it lives, so a scheduler can tell it is gone (killed, or its
+// host rebooted) without trusting a pid that may be a zombie or reused; it then cancels the
+// allocation rather than leave it to its time limit (SlurmBackend).
+#include <fcntl.h>
 #include <spawn.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -50,12 +55,45 @@ std::vector<std::string> launcher_environment(std::uint32_t id) {
   return env;
 }
 
+// Releases the allocation with the script's status. slurmctld may be restarting or failing over:
+// retry for about five minutes, then cancel, so the nodes are never held to the time limit.
+int release_allocation(std::uint32_t id, int status) {
+  auto client = make_slurm_client("api");
+  for (int attempt = 0, wait_s = 1; attempt < 9; ++attempt, wait_s = std::min(60, wait_s * 2)) {
+    try {
+      client->release(id, status);
+      return 0;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "flotilla run-allocation: cannot release allocation %u (try %d): %s\n", id, attempt + 1,
+                   e.what());
+    }
+    std::this_thread::sleep_for(std::chrono::seconds(wait_s));
+  }
+  try {
+    client->cancel(id);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "flotilla run-allocation: cannot cancel allocation %u either: %s\n", id, e.what());
+  }
+  return 1;
+}
+
 // The detached child: runs the script, waits for it, releases the allocation. Never returns.
-[[noreturn]] void run_script_and_release(std::uint32_t id, const std::filesystem::path& dir) {
+// It runs in a process of its own (run-allocation's), single-threaded, so it may allocate.
+[[noreturn]] void run_script_and_release(std::uint32_t id, const std::filesystem::path& dir, int lock_fd) {
   setsid();  // its own session: a signal to flotilla's process group (Ctrl-C) does not reach the job
-  // Only stdin, stdout and stderr go on: an inherited descriptor of flotilla's (its campaign
-  // file, with HDF5's lock on it) must not live as long as the job.
-  close_range(3, ~0U, 0);
+  // Only stdin, stdout, stderr and the lock go on: an inherited descriptor of flotilla's (its
+  // campaign file, with HDF5's lock on it) must not live as long as the job.
+  if (lock_fd > 3) close_range(3, lock_fd - 1, 0);
+  close_range(lock_fd + 1, ~0U, 0);
+  // Default dispositions and no blocked signal, whatever flotilla had: an ignored SIGCHLD would
+  // make waitpid fail, and the script's srun must be killable as usual.
+  struct sigaction default_action {};
+  default_action.sa_handler = SIG_DFL;
+  for (int sig = 1; sig < NSIG; ++sig) sigaction(sig, &default_action, nullptr);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+
   auto env = launcher_environment(id);
   std::vector<char*> envp;
   for (auto& e : env) envp.push_back(e.data());
@@ -64,19 +102,20 @@ std::vector<std::string> launcher_environment(std::uint32_t id) {
   char* argv[] = {bash.data(), script.data(), nullptr};
   int status = 127 << 8;  // as a shell reports a command it could not start
   pid_t pid = -1;
-  if (chdir(dir.c_str()) != 0)
+  if (chdir(dir.c_str()) != 0) {
     std::fprintf(stderr, "flotilla run-allocation: cannot enter %s: %s\n", dir.c_str(), std::strerror(errno));
-  else if (int rc = posix_spawn(&pid, argv[0], nullptr, nullptr, argv, envp.data()); rc != 0)
+  } else if (int rc = posix_spawn(&pid, argv[0], nullptr, nullptr, argv, envp.data()); rc != 0) {
     std::fprintf(stderr, "flotilla run-allocation: cannot start /bin/bash job.sh: %s\n", std::strerror(rc));
-  else
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-  int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-  try {
-    make_slurm_client("api")->release(id, status);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "flotilla run-allocation: cannot release allocation %u: %s\n", id, e.what());
-    code = code == 0 ? 1 : code;
+  } else {
+    pid_t waited;
+    while ((waited = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {}
+    if (waited < 0) {
+      std::fprintf(stderr, "flotilla run-allocation: cannot wait for job.sh: %s\n", std::strerror(errno));
+      status = 1 << 8;
+    }
   }
+  int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  if (release_allocation(id, status) != 0 && code == 0) code = 1;
   std::fflush(nullptr);
   _exit(code);
 }
@@ -86,10 +125,24 @@ std::vector<std::string> launcher_environment(std::uint32_t id) {
 int run_in_allocation(std::uint32_t id, const std::filesystem::path& dir) {
   if (!std::filesystem::exists(dir / "job.sh"))
     throw std::runtime_error(fmt::format("{}: no job script to run in allocation {}", (dir / "job.sh").string(), id));
+  // Taken before the fork and kept by the child alone (the parent closes its copy): from the
+  // moment DIR/launcher names the launcher, its lock is held.
+  const auto lock_path = dir / "launcher.lock";
+  const int lock_fd = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock_fd < 0 || flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
+    const int error = errno;
+    if (lock_fd >= 0) close(lock_fd);
+    throw std::runtime_error(fmt::format("cannot lock {}: {}", lock_path.string(), std::strerror(error)));
+  }
   std::fflush(nullptr);
   const pid_t child = fork();
-  if (child < 0) throw std::runtime_error(fmt::format("cannot fork the launcher of allocation {}: {}", id, std::strerror(errno)));
-  if (child == 0) run_script_and_release(id, dir);
+  if (child < 0) {
+    const int error = errno;
+    close(lock_fd);
+    throw std::runtime_error(fmt::format("cannot fork the launcher of allocation {}: {}", id, std::strerror(error)));
+  }
+  if (child == 0) run_script_and_release(id, dir, lock_fd);
+  close(lock_fd);  // the lock stays with the child's copy of the descriptor
   // Written before this process exits, so whoever waited for it finds the file; renamed into
   // place, so a reader never sees half of it.
   const auto tmp = dir / "launcher.tmp";
@@ -98,12 +151,17 @@ int run_in_allocation(std::uint32_t id, const std::filesystem::path& dir) {
   return 0;
 }
 
-std::optional<int> local_launcher(const std::filesystem::path& dir) {
-  std::ifstream in(dir / "launcher");
-  std::string host;
-  int pid = 0;
-  if (!(in >> host >> pid) || pid <= 0 || host != host_name()) return std::nullopt;
-  return pid;
+std::optional<bool> launcher_alive(const std::filesystem::path& dir) {
+  if (!std::filesystem::exists(dir / "launcher")) return std::nullopt;
+  const int fd = open((dir / "launcher.lock").c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  std::optional<bool> alive;
+  if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+    alive = false;  // nobody holds it: the launcher is gone (our lock goes with the close)
+  else if (errno == EWOULDBLOCK)
+    alive = true;
+  close(fd);
+  return alive;  // nullopt: the lock cannot be tested here (e.g. a file system without locks)
 }
 
 }  // namespace flotilla::jobs

@@ -43,6 +43,12 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr auto kPollInterval = std::chrono::milliseconds(250);  // Slurm queries
 constexpr auto kReadInterval = std::chrono::milliseconds(50);   // open results files of running jobs
+// slurm_start = allocate: how long a job may wait for the campaign's own allocations that are
+// ending (every task reported, the launcher releasing) to free their nodes, after one refusal;
+// and how long no allocation is tried after a refusal that was not ours (each refused request
+// leaves a FAILED job record in Slurm).
+constexpr auto kOwnAllocationWait = std::chrono::seconds(2);
+constexpr auto kAllocatePause = std::chrono::seconds(10);
 
 double epoch_seconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -67,9 +73,18 @@ struct Job {
   Clock::time_point next_try{};    // back-off after a submit-limit rejection
   int tries = 0;
   std::map<std::filesystem::path, results::JobFileReader> readers;  // results files being written
-  int launcher = 0;                // an allocated job's launcher on this host (its pid); 0: none known
+  bool allocated = false;          // allocated at once, run by a launcher (DIR/launcher, DIR/launcher.lock)
   bool orphaned = false;           // its launcher died before releasing it, and flotilla cancelled it
+  Clock::time_point created = Clock::now();
+  bool waits_for_own = false;      // refused once while the campaign's own allocations were ending
 };
+
+// "pid PID on HOST" from DIR/launcher, for messages.
+std::string launcher_text(const std::filesystem::path& dir) {
+  std::ifstream in(dir / "launcher");
+  std::string host, pid;
+  return in >> host >> pid ? fmt::format("pid {} on {}", pid, host) : std::string("unknown");
+}
 
 // How a job ended, from the states of its records (an array has one per element, and one for
 // the elements still pending): nullopt while any is pending or running.
@@ -114,7 +129,7 @@ class SlurmBackend final : public Backend {
     make_jobs();
     for (;;) {
       submit_waiting();
-      if (Clock::now() - m_last_poll >= kPollInterval)
+      if (Clock::now() - m_last_poll >= (m_poll_soon ? kReadInterval : kPollInterval))
         poll();
       else if (Clock::now() - m_last_read >= kReadInterval)
         read_running();
@@ -299,8 +314,17 @@ class SlurmBackend final : public Backend {
       std::ofstream(job.dir / "job.sh") << render_job_script(request);
       throw JobHeld(job.dir, job.tasks.size(), false);
     }
-    if (m_r.start == "allocate" && job.array.empty() && dependency.empty()) {
-      if (auto id = m_client->allocate_now(request)) return launch(job, request, *id);
+    if (m_r.start == "allocate" && job.array.empty() && dependency.empty() && Clock::now() >= m_allocate_pause) {
+      const bool own_ending = !m_watched.empty() && Clock::now() < job.created + kOwnAllocationWait;
+      if (job.waits_for_own && own_ending) return defer_for_own(job);
+      if (auto id = m_client->allocate_now(request)) {
+        if (launch(job, request, *id)) return;
+      } else if (!job.waits_for_own && own_ending) {
+        job.waits_for_own = true;  // the nodes may be the campaign's own, a moment from free
+        return defer_for_own(job);
+      } else {
+        m_allocate_pause = Clock::now() + kAllocatePause;
+      }
     }
     auto outcome = m_client->submit(request);
     if (auto* ok = std::get_if<Submitted>(&outcome)) {
@@ -323,17 +347,24 @@ class SlurmBackend final : public Backend {
                                          (job.dir / "manifest.json").string(), rejected.message));
   }
 
+  void defer_for_own(Job& job) {
+    job.next_try = Clock::now() + std::chrono::milliseconds(20);
+    m_poll_soon = true;  // see the ending allocations end as soon as they do
+  }
+
   // Runs an allocated job's script through `flotilla run-allocation ID DIR`, which leaves a
   // launcher of its own session behind (it outlives this process, as a batch job would) and
-  // names it in DIR/launcher before it exits. Its output goes where the batch job's would.
-  void launch(Job& job, JobRequest request, std::uint32_t id) {
-    job.slurm_id = id;
+  // names it in DIR/launcher before it exits. Its output goes where the batch job's would. The
+  // allocation's id is in DIR/allocation first, so a restarted scheduler that finds no launcher
+  // beside it cancels the allocation instead of waiting for it. False when the launcher could not
+  // be started: the allocation is cancelled and the job goes as a batch job.
+  bool launch(Job& job, JobRequest request, std::uint32_t id) {
     request.comments.push_back(fmt::format("allocated at once as Slurm job {} (resources.slurm_start = allocate): "
                                            "`flotilla run-allocation` runs this script on the submitting host and "
                                            "releases the allocation when it ends",
                                            id));
+    std::ofstream(job.dir / "allocation") << id << '\n';
     std::ofstream(job.dir / "job.sh") << render_job_script(request);
-    std::ofstream(job.dir / "slurm_job_id") << id << '\n';
     const auto out = (job.dir / fmt::format("slurm-{}.out", id)).string();
     std::string program = m_flotilla.string(), command = "run-allocation", id_text = std::to_string(id),
                 dir = job.dir.string();
@@ -343,30 +374,49 @@ class SlurmBackend final : public Backend {
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
     posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    // Its own session, default signals, nothing blocked: a Ctrl-C meant for flotilla does not
+    // reach it halfway through starting the launcher.
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    sigset_t all, none;
+    sigfillset(&all);
+    sigemptyset(&none);
+    posix_spawnattr_setsigdefault(&attributes, &all);
+    posix_spawnattr_setsigmask(&attributes, &none);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
     pid_t pid = -1;
-    int rc = posix_spawnp(&pid, argv[0], &actions, nullptr, argv, environ);
+    int rc = posix_spawnp(&pid, argv[0], &actions, &attributes, argv, environ);
     posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
     int status = 0;
     if (rc == 0)
       while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-    auto launcher = local_launcher(job.dir);
-    if (rc != 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || !launcher) {
-      m_client->cancel(id);  // nothing will run in it: give the nodes back
-      throw std::runtime_error(fmt::format("could not start the launcher of Slurm allocation {} ({} run-allocation): {}",
-                                           id, m_flotilla.string(),
-                                           rc != 0 ? std::strerror(rc) : "it failed; see " + out));
+    if (rc != 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || !std::filesystem::exists(job.dir / "launcher")) {
+      m_client->cancel(id);  // nothing runs in it: give the nodes back
+      std::error_code ec;
+      std::filesystem::remove(job.dir / "allocation", ec);
+      notify("slurm_launcher_failed",
+             fmt::format("could not start the launcher of Slurm allocation {} for job {} ({} run-allocation: {}); "
+                         "cancelled it, and the job goes as a batch job",
+                         id, job.name, m_flotilla.string(), rc != 0 ? std::strerror(rc) : "see " + out));
+      return false;
     }
-    job.launcher = *launcher;
+    job.slurm_id = id;
+    job.allocated = true;
+    std::ofstream(job.dir / "slurm_job_id") << id << '\n';
+    return true;
   }
 
-  // Allocated jobs still running whose launcher on this host has gone (killed, or its host
-  // rebooted without it) without releasing the allocation: nothing would end them before their
-  // time limit. Asked before Slurm is queried, so a launcher that released its job and exited
-  // is seen ended by that query, not cancelled.
+  // Allocated jobs (running, or retired and watched) whose launcher is gone without releasing
+  // the allocation: nothing would end them before their time limit. Asked before Slurm is
+  // queried, so a launcher that released its job and exited is seen ended by that query, not
+  // cancelled. The launcher's lock says it, not its pid (a zombie, or a pid reused after a reboot).
   std::set<std::uint32_t> gone_launchers() const {
     std::set<std::uint32_t> gone;
     for (const auto& job : m_jobs)
-      if (job.launcher > 0 && kill(job.launcher, 0) != 0 && errno == ESRCH) gone.insert(job.slurm_id);
+      if (job.allocated && !job.orphaned && launcher_alive(job.dir) == false) gone.insert(job.slurm_id);
+    for (const auto& [id, dir] : m_watched)
+      if (launcher_alive(dir) == false) gone.insert(id);
     return gone;
   }
 
@@ -389,15 +439,18 @@ class SlurmBackend final : public Backend {
 
   void poll() {
     m_last_poll = m_last_read = Clock::now();
+    m_poll_soon = false;
     std::vector<std::uint32_t> ids;
     for (const auto& job : m_jobs)
       if (job.slurm_id != 0) ids.push_back(job.slurm_id);
+    for (const auto& [id, dir] : m_watched) ids.push_back(id);
     if (ids.empty()) {
       std::erase_if(m_jobs, [](const Job& j) { return j.tasks.empty(); });
       return;
     }
     const auto gone = gone_launchers();
     auto records = query_jobs(ids);
+    watch_released(records, gone);
     m_running.clear();
     for (auto& job : m_jobs) {
       if (job.slurm_id == 0) continue;
@@ -406,10 +459,9 @@ class SlurmBackend final : public Backend {
       if (!ended && gone.contains(job.slurm_id) && !job.orphaned) {
         job.orphaned = true;  // ends CANCELLED at a later query; its unreported tasks then re-run
         notify("slurm_launcher_lost",
-               fmt::format("the launcher (pid {}) of Slurm job {} ({}) died before releasing the allocation: "
+               fmt::format("the launcher ({}) of Slurm job {} ({}) died before releasing the allocation: "
                            "cancelled it; its unreported tasks run again",
-                           job.launcher, job.slurm_id, job.name));
-        job.launcher = 0;
+                           launcher_text(job.dir), job.slurm_id, job.name));
         m_client->cancel(job.slurm_id);
       }
       if (!ended) {
@@ -426,6 +478,28 @@ class SlurmBackend final : public Backend {
       job.tasks.clear();
     }
     retire_reported();
+  }
+
+  // Retired allocated jobs (every task reported) until Slurm sees them end: their launcher
+  // releases them, and if it died first they are cancelled here.
+  void watch_released(std::map<std::uint32_t, std::vector<JobStatus>>& records, const std::set<std::uint32_t>& gone) {
+    for (auto it = m_watched.begin(); it != m_watched.end();) {
+      const auto id = it->first;
+      if (ended_state(pointers(records[id]))) {
+        it = m_watched.erase(it);
+        continue;
+      }
+      if (gone.contains(id)) {
+        notify("slurm_launcher_lost",
+               fmt::format("the launcher ({}) of Slurm job {} died before releasing the allocation, after its tasks "
+                           "reported: cancelled it",
+                           launcher_text(it->second), id));
+        m_client->cancel(id);
+        it = m_watched.erase(it);
+        continue;
+      }
+      ++it;
+    }
   }
 
   // Between two queries: new results in the files already open for the running jobs (no
@@ -457,6 +531,7 @@ class SlurmBackend final : public Backend {
       const bool reported =
           std::none_of(j.tasks.begin(), j.tasks.end(), [&](std::uint64_t id) { return m_pending.contains(id); });
       if (reported) m_running.erase(j.slurm_id);
+      if (reported && j.allocated && !j.orphaned) m_watched[j.slurm_id] = j.dir;
       return reported;
     });
   }
@@ -497,6 +572,7 @@ class SlurmBackend final : public Backend {
     const auto by_name = submitted_by_hand();
     for (const auto& entry : std::filesystem::directory_iterator(m_r.workdir)) {
       if (!std::filesystem::exists(entry.path() / "manifest.json")) continue;
+      if (abandoned_allocation(entry.path())) continue;  // its tasks are submitted again
       std::ifstream id_file(entry.path() / "slurm_job_id");
       std::uint32_t id = 0;
       if (!(id_file >> id)) {
@@ -510,7 +586,7 @@ class SlurmBackend final : public Backend {
         std::ofstream(entry.path() / "slurm_job_id") << id << '\n';
       }
       Job job{.slurm_id = id, .name = entry.path().filename().string(), .dir = entry.path(),
-              .launcher = local_launcher(entry.path()).value_or(0)};
+              .allocated = std::filesystem::exists(entry.path() / "allocation")};
       for (const auto& task : read_manifest(entry.path() / "manifest.json").tasks) job.tasks.push_back(task.id);
       ids.push_back(id);
       jobs[id] = std::move(job);
@@ -527,6 +603,25 @@ class SlurmBackend final : public Backend {
         if (r.status == TaskStatus::ok || r.status == TaskStatus::failed || r.status == TaskStatus::timeout)
           m_earlier_results[r.id] = std::move(r);
     }
+  }
+
+  // A folder whose allocation was made but whose launcher never started (the scheduler was
+  // killed in between, or the launcher failed): nothing runs in it, so it is cancelled, not
+  // waited for to its time limit.
+  bool abandoned_allocation(const std::filesystem::path& dir) {
+    std::ifstream in(dir / "allocation");
+    std::uint32_t id = 0;
+    if (!(in >> id) || std::filesystem::exists(dir / "slurm_job_id")) return false;
+    if (std::filesystem::exists(dir / "launcher")) {  // started; killed before slurm_job_id was written
+      std::ofstream(dir / "slurm_job_id") << id << '\n';
+      return false;
+    }
+    m_client->cancel(id);
+    std::filesystem::rename(dir / "allocation", dir / "allocation.cancelled");
+    notify("slurm_allocation_abandoned",
+           fmt::format("Slurm allocation {} ({}) was made but its launcher never started: cancelled it", id,
+                       dir.filename().string()));
+    return true;
   }
 
   // Jobs submitted by hand from a folder that has no slurm_job_id yet (the script writes it when
@@ -556,7 +651,7 @@ class SlurmBackend final : public Backend {
     auto existing = std::find_if(m_jobs.begin(), m_jobs.end(), [&](const Job& j) { return j.slurm_id == earlier.slurm_id; });
     if (existing == m_jobs.end()) {
       m_jobs.push_back(Job{.slurm_id = earlier.slurm_id, .name = earlier.name, .resources = spec.resources,
-                           .dir = earlier.dir, .launcher = earlier.launcher});
+                           .dir = earlier.dir, .allocated = earlier.allocated});
       existing = std::prev(m_jobs.end());
     }
     existing->tasks.push_back(spec.id);
@@ -593,6 +688,9 @@ class SlurmBackend final : public Backend {
   std::map<std::string, std::vector<std::uint64_t>> m_unsent;              // resources -> tasks for the next job
   std::map<std::filesystem::path, std::set<std::uint64_t>> m_unsubmitted;  // folders `flotilla sbatch` wrote
   std::uint32_t m_max_array_size = 0;                                      // 0: not asked yet
+  std::map<std::uint32_t, std::filesystem::path> m_watched;  // retired allocated jobs, until seen ended
+  Clock::time_point m_allocate_pause{};                      // no allocation tried before this
+  bool m_poll_soon = false;                                  // a job waits for the next query
   Clock::time_point m_last_poll{};
   Clock::time_point m_last_read{};
   int m_counter = 0;

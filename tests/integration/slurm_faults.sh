@@ -252,11 +252,19 @@ PY
     ;;
   allocate|fallback)
     extra=(--resources.slurm_start=allocate)
+    # Jobs of earlier tests may still be ending on the partition's nodes: start on idle nodes.
+    for _ in $(seq 1 600); do [ -z "$(squeue -h -u "$(id -un)" -t PD,R,CG -o %i | head -1)" ] && break; sleep 0.1; done
     if [ "$mode" = fallback ]; then
-      blocker=$(sbatch --parsable --partition=debug --nodes=2 --exclusive --job-name=holds-the-partition --output=/dev/null --wrap "sleep 3")
-      until [ "$(squeue -h -j "$blocker" -o %T)" = RUNNING ]; do sleep 0.1; done
+      # Holds every node of the partition until the campaign's first job has been submitted.
+      blocker=$(sbatch --parsable --partition=debug --nodes=2 --exclusive --job-name=holds-the-partition --output=/dev/null --wrap "sleep 120")
+      for _ in $(seq 1 300); do [ "$(squeue -h -j "$blocker" -o %T)" = RUNNING ] && break; sleep 0.1; done
+      [ "$(squeue -h -j "$blocker" -o %T)" = RUNNING ] || { echo "the blocking job did not start"; scancel "$blocker"; exit 1; }
     fi
     run_in_background
+    if [ "$mode" = fallback ]; then
+      for _ in $(seq 1 300); do ls "$jobs"/*/slurm_job_id >/dev/null 2>&1 && break; sleep 0.1; done
+      scancel "$blocker"
+    fi
     wait_campaign
     $py - "$jobs" "$mode" <<'PY'
 import glob, os, subprocess, sys, time

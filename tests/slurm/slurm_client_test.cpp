@@ -124,7 +124,7 @@ INSTANTIATE_TEST_SUITE_P(Clients, SlurmClientTest, ::testing::Values("api", "sba
 
 // resources.slurm_start = allocate: an allocation made inside the call when the nodes are free,
 // refused (not queued) when they are not, run by a detached launcher that releases it with the
-// script's status.
+// script's status and holds its lock while it runs.
 TEST(SlurmAllocation, AllocatesAtOnceRefusesWhenBusyAndIsReleasedByItsLauncher) {
   if (!std::getenv("SLURM_CONF")) GTEST_SKIP() << "SLURM_CONF is not set: no test cluster";
   auto client = make_slurm_client("api");
@@ -132,13 +132,20 @@ TEST(SlurmAllocation, AllocatesAtOnceRefusesWhenBusyAndIsReleasedByItsLauncher) 
   auto folder = [&](const std::string& name, std::vector<std::string> commands, int nodes) {
     // Every CPU of its nodes (4 each), so that nothing else fits beside it.
     JobRequest r{.name = name, .partition = "debug", .nodes = nodes, .ranks_per_node = 4, .time_limit = 5min,
-                 .workdir = base / name,
-                 .commands = std::move(commands)};
+                 .workdir = base / name, .commands = std::move(commands)};
     std::filesystem::remove_all(r.workdir);
     std::filesystem::create_directories(r.workdir);
     std::ofstream(r.workdir / "job.sh") << render_job_script(r);
     return r;
   };
+  std::vector<std::uint32_t> made;  // cancelled at the end, so a failed assertion holds no node
+  struct Cancel {
+    SlurmClient& client;
+    std::vector<std::uint32_t>& ids;
+    ~Cancel() {
+      for (auto id : ids) client.cancel(id);
+    }
+  } cancel_at_end{*client, made};
   auto state = [&](std::uint32_t id) {
     for (const auto& s : client->query({id})) return s.state;
     return JobState::unknown;
@@ -149,9 +156,10 @@ TEST(SlurmAllocation, AllocatesAtOnceRefusesWhenBusyAndIsReleasedByItsLauncher) 
   };
 
   // Both nodes of the partition, allocated inside the call: running at once, no scheduling tick.
-  auto whole = folder("whole", {"srun --nodes=2 --ntasks-per-node=1 hostname > step.txt", "exit 3"}, 2);
+  auto whole = folder("whole", {"srun --nodes=2 --ntasks-per-node=1 hostname > step.txt", "sleep 0.5", "exit 3"}, 2);
   auto id = client->allocate_now(whole);
   ASSERT_TRUE(id.has_value());
+  made.push_back(*id);
   EXPECT_EQ(state(*id), JobState::running);
 
   // Nothing left to allocate now: refused, and no job is left pending.
@@ -160,19 +168,30 @@ TEST(SlurmAllocation, AllocatesAtOnceRefusesWhenBusyAndIsReleasedByItsLauncher) 
   for (const auto& job : client->user_jobs())
     EXPECT_FALSE(job.name == "one" && !is_terminal(job.state)) << "job " << job.id << " left " << to_string(job.state);
 
-  // The launcher runs the script in the allocation (its step sees the allocation's nodes) and
-  // releases it with the script's status: exit 3 ends it FAILED.
+  // The launcher runs the script in the allocation (its step sees the allocation's nodes), holds
+  // its lock while it runs, and releases the allocation with the script's status: exit 3 ends
+  // it FAILED, and the lock is free once the launcher has gone.
+  EXPECT_FALSE(launcher_alive(whole.workdir).has_value());  // no launcher yet
   EXPECT_EQ(run_in_allocation(*id, whole.workdir), 0);
-  EXPECT_TRUE(local_launcher(whole.workdir).has_value());
+  EXPECT_EQ(launcher_alive(whole.workdir), std::optional<bool>(true));
   EXPECT_EQ(wait_ended(*id), JobState::failed);
+  for (int i = 0; i < 100 && launcher_alive(whole.workdir) != std::optional<bool>(false); ++i)
+    std::this_thread::sleep_for(50ms);
+  EXPECT_EQ(launcher_alive(whole.workdir), std::optional<bool>(false));
   std::ifstream step(whole.workdir / "step.txt");
   std::string first, second;
   step >> first >> second;
   EXPECT_FALSE(first.empty() || second.empty()) << "the step did not run on both allocated nodes";
 
-  // The nodes are free again: a script that succeeds ends its allocation COMPLETED.
-  auto again = client->allocate_now(one);
+  // The nodes free up (once Slurm has finished completing the job): a script that succeeds
+  // ends its allocation COMPLETED.
+  std::optional<std::uint32_t> again;
+  for (int i = 0; i < 100 && !again; ++i) {
+    again = client->allocate_now(one);
+    if (!again) std::this_thread::sleep_for(100ms);
+  }
   ASSERT_TRUE(again.has_value());
+  made.push_back(*again);
   EXPECT_EQ(run_in_allocation(*again, one.workdir), 0);
   EXPECT_EQ(wait_ended(*again), JobState::completed);
   EXPECT_NO_THROW(client->release(*again, 0));  // releasing an ended job is not an error

@@ -114,15 +114,17 @@ class JobHeld : public std::runtime_error {
 
 // Runs a job folder's job.sh inside allocation `id` (made by allocate_now) and releases the
 // allocation when the script ends, from a process that outlives the caller: it forks, the child
-// leaves the session (setsid) and runs the script, and the parent records the child as
-// "HOST PID" in DIR/launcher before it returns. The script's srun steps find the allocation
-// through SLURM_JOB_ID. This is `flotilla run-allocation ID DIR`, started by the Slurm backend
-// with slurm_start = allocate. Returns the parent's exit code (0, or 1 when the fork failed).
+// leaves the session (setsid), holds an flock on DIR/launcher.lock for its whole life, runs the
+// script and releases the allocation (retrying for minutes if slurmctld does not answer, then
+// cancelling it). The parent records the child as "HOST PID" in DIR/launcher before it returns.
+// The script's srun steps find the allocation through SLURM_JOB_ID. This is `flotilla
+// run-allocation ID DIR`, started by the Slurm backend with slurm_start = allocate. Returns 0;
+// throws when the lock or the fork fails.
 int run_in_allocation(std::uint32_t id, const std::filesystem::path& dir);
 
-// The launcher a folder's allocation was given ("HOST PID" in DIR/launcher): its pid when it ran
-// on this host, nullopt when the file is absent, unreadable or names another host.
-std::optional<int> local_launcher(const std::filesystem::path& dir);
+// Whether the launcher of a folder's allocation still runs: true while it holds its lock, false
+// once nobody does, nullopt when the folder has no launcher or the lock cannot be tested.
+std::optional<bool> launcher_alive(const std::filesystem::path& dir);
 
 // "api" (libslurm) or "sbatch" (the commands on PATH). Throws std::invalid_argument for another
 // name, std::runtime_error when Slurm cannot be reached.
