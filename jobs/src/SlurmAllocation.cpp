@@ -28,18 +28,13 @@
 
 #include <fmt/format.h>
 
+#include "flotilla/jobs/Placement.h"
 #include "flotilla/jobs/Slurm.h"
 
 extern char** environ;
 
 namespace flotilla::jobs {
 namespace {
-
-std::string host_name() {
-  char name[256] = {};
-  if (gethostname(name, sizeof name - 1) != 0) return "localhost";
-  return name;
-}
 
 // The launcher's environment: flotilla's, without the SLURM_* variables of a job flotilla may
 // itself run in (they would describe that job to srun), plus the allocation's id.

@@ -43,6 +43,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr auto kPollInterval = std::chrono::milliseconds(250);  // Slurm queries
 constexpr auto kReadInterval = std::chrono::milliseconds(50);   // open results files of running jobs
+constexpr auto kSoonPollInterval = std::chrono::milliseconds(50);  // queries while a job waits on one
 // slurm_start = allocate: how long a job may wait for the campaign's own allocations that are
 // ending (every task reported, the launcher releasing) to free their nodes, after one refusal;
 // and how long no allocation is tried after a refusal that was not ours (each refused request
@@ -129,7 +130,7 @@ class SlurmBackend final : public Backend {
     make_jobs();
     for (;;) {
       submit_waiting();
-      if (Clock::now() - m_last_poll >= (m_poll_soon ? kReadInterval : kPollInterval))
+      if (Clock::now() - m_last_poll >= (m_poll_soon ? kSoonPollInterval : kPollInterval))
         poll();
       else if (Clock::now() - m_last_read >= kReadInterval)
         read_running();

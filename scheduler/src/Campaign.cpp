@@ -21,6 +21,7 @@
 
 #include "flotilla/jobs/Backend.h"
 #include "flotilla/jobs/Command.h"
+#include "flotilla/jobs/Placement.h"
 #include "flotilla/results/Analysis.h"
 #include "flotilla/results/Store.h"
 #include "flotilla/scheduler/Ingest.h"
@@ -38,11 +39,6 @@ struct Interrupted {};
 
 double now_seconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-std::string host_name() {
-  char buf[256] = {};
-  return gethostname(buf, sizeof buf - 1) == 0 ? std::string(buf) : std::string("unknown");
 }
 
 // Names the settings that differ between two fingerprints ("key = value" lines).
@@ -129,7 +125,7 @@ class CampaignRunner {
                                  .test_gate = !m_suite.active()                            ? std::string()
                                               : m_s.require == results::TestGate::all_pass ? "all_pass"
                                                                                            : "no_regression",
-                                 .seed = m_s.seed, .flotilla_version = FLOTILLA_VERSION, .host = host_name(),
+                                 .seed = m_s.seed, .flotilla_version = FLOTILLA_VERSION, .host = jobs::host_name(),
                                  .created = now_seconds()};
       m_store.emplace(results::Store::create(m_s.results, info));
       m_store->add_event({now_seconds(), "campaign_started", fmt::format("pid {}", getpid())});
