@@ -47,24 +47,51 @@ TaskResult cancelled_result(const TaskSpec& spec) {
 
 LocalBackend::LocalBackend(const BackendOptions& options)
     : m_slots(resolve_slots(options.slots)),
+      m_slot_cpus(m_slots),
+      m_slot_text(m_slots),
+      m_slot_busy(m_slots, false),
       m_placement(local_placement()),
-      m_spawner(options.path_prepend) {}
+      m_spawner(options.path_prepend) {
+  const auto cpus = options.pin ? allowed_cpus() : std::vector<int>{};
+  for (unsigned slot = 0; slot < m_slots && !cpus.empty(); ++slot) {
+    m_slot_cpus[slot] = jobs::slot_cpus(cpus, slot, m_slots);
+    m_slot_text[slot] = cpu_list_text(m_slot_cpus[slot]);
+  }
+}
 
 void LocalBackend::submit(std::vector<TaskSpec> tasks) {
   for (auto& task : tasks) m_queue.push_back(std::move(task));
   start_queued();
 }
 
+// In submission order: an exclusive task waits until nothing runs, and while one runs nothing
+// else starts (so the queue's order is kept, and the tasks behind it wait too).
+bool LocalBackend::may_start(const TaskSpec& next) const {
+  if (m_running.size() >= m_slots) return false;
+  if (std::any_of(m_running.begin(), m_running.end(), [](const Running& r) { return r.exclusive; })) return false;
+  return !next.exclusive || m_running.empty();
+}
+
+unsigned LocalBackend::free_slot() const {
+  for (unsigned slot = 0; slot < m_slots; ++slot)
+    if (!m_slot_busy[slot]) return slot;
+  return 0;  // unreachable: may_start() saw fewer running tasks than slots
+}
+
 void LocalBackend::start_queued() {
-  while (!m_queue.empty() && m_running.size() < m_slots) {
+  while (!m_queue.empty() && may_start(m_queue.front())) {
     TaskSpec spec = std::move(m_queue.front());
     m_queue.pop_front();
-    auto spawned = m_spawner.spawn(spec);
-    if (auto* failure = std::get_if<SpawnFailure>(&spawned))
+    const unsigned slot = free_slot();
+    auto spawned = m_spawner.spawn(spec, m_slot_cpus[slot]);
+    if (auto* failure = std::get_if<SpawnFailure>(&spawned)) {
       m_finished.push_back(failure_result(spec, *failure));
-    else
-      m_running.push_back(
-          std::make_unique<TaskRun>(std::move(spec), std::move(std::get<SpawnedProcess>(spawned))));
+      continue;
+    }
+    const bool exclusive = spec.exclusive;
+    m_slot_busy[slot] = true;
+    m_running.push_back(
+        {std::make_unique<TaskRun>(std::move(spec), std::move(std::get<SpawnedProcess>(spawned))), slot, exclusive});
   }
 }
 
@@ -91,7 +118,7 @@ std::vector<TaskResult> LocalBackend::collect(std::chrono::milliseconds wait) {
 void LocalBackend::wait_for_events(TaskRun::Clock::time_point until) {
   std::vector<pollfd> fds;
   std::vector<std::pair<TaskRun*, bool>> owners;  // (task, is the exit fd)
-  for (const auto& run : m_running) {
+  for (const auto& [run, slot, exclusive] : m_running) {
     if (run->output_fd() >= 0) {
       fds.push_back({run->output_fd(), POLLIN, 0});
       owners.emplace_back(run.get(), false);
@@ -113,13 +140,17 @@ void LocalBackend::wait_for_events(TaskRun::Clock::time_point until) {
       owners[i].first->on_output();
   }
   const auto now = TaskRun::Clock::now();
-  for (const auto& run : m_running) run->check(now);
+  for (const auto& running : m_running) running.run->check(now);
 }
 
 void LocalBackend::move_done_to_finished() {
   auto done = std::stable_partition(m_running.begin(), m_running.end(),
-                                    [](const auto& run) { return !run->done(); });
-  for (auto it = done; it != m_running.end(); ++it) m_finished.push_back((*it)->result());
+                                    [](const Running& r) { return !r.run->done(); });
+  for (auto it = done; it != m_running.end(); ++it) {
+    m_finished.push_back(it->run->result());
+    m_finished.back().cores = m_slot_text[it->slot];
+    m_slot_busy[it->slot] = false;
+  }
   m_running.erase(done, m_running.end());
 }
 
@@ -127,7 +158,7 @@ void LocalBackend::cancel_all() {
   for (const auto& spec : m_queue) m_finished.push_back(cancelled_result(spec));
   m_finished_unstarted += m_queue.size();
   m_queue.clear();
-  for (const auto& run : m_running) run->cancel();
+  for (const auto& running : m_running) running.run->cancel();
   move_done_to_finished();
 }
 

@@ -5,6 +5,9 @@
 // and cancel_all(), so output is read and timeouts are enforced only while the caller is in
 // collect(); between calls a task that fills its 64 KiB pipe simply blocks. Tasks die with the
 // thread that started them (PR_SET_PDEATHSIG), so drive a backend from a long-lived thread.
+// Slots: a task runs in a free slot, pinned (with `pin`) to that slot's own CPUs (slot_cpus over
+// the CPUs this process may use), so two benchmarks never share a core; an exclusive task
+// starts only when no other runs, and nothing starts beside it.
 #pragma once
 
 #include <deque>
@@ -30,18 +33,31 @@ class LocalBackend final : public Backend {
   std::size_t running() const override {
     return m_running.size() + m_finished.size() - m_finished_unstarted;
   }
+  // The CPUs slot `slot` pins its tasks to; empty when pinning is off.
+  const std::vector<int>& slot_cpus(unsigned slot) const { return m_slot_cpus.at(slot); }
   void cancel_all() override;
 
  private:
+  struct Running {
+    std::unique_ptr<TaskRun> run;
+    unsigned slot;
+    bool exclusive;
+  };
+
   void start_queued();
+  bool may_start(const TaskSpec& next) const;
+  unsigned free_slot() const;
   void wait_for_events(TaskRun::Clock::time_point until);
   void move_done_to_finished();
 
   unsigned m_slots;
+  std::vector<std::vector<int>> m_slot_cpus;  // per slot; empty vectors: not pinned
+  std::vector<std::string> m_slot_text;       // per slot: cpu_list_text of its CPUs
+  std::vector<bool> m_slot_busy;
   Placement m_placement;  // stamped on every result: rank 0, this host, its devices
   Spawner m_spawner;
   std::deque<TaskSpec> m_queue;
-  std::vector<std::unique_ptr<TaskRun>> m_running;
+  std::vector<Running> m_running;
   std::vector<TaskResult> m_finished;    // done, not yet returned by collect()
   std::size_t m_finished_unstarted = 0;  // of those, cancelled before they started
 };

@@ -1,7 +1,10 @@
 // Placement.cpp — device choice (pure), and reading it from this process's environment.
 #include "flotilla/jobs/Placement.h"
 
+#include <sched.h>
 #include <unistd.h>
+
+#include <algorithm>
 
 #include <charconv>
 #include <cstdlib>
@@ -81,6 +84,37 @@ DeviceEnv current_device_env() {
   DeviceEnv result{env("SLURM_LOCALID"), env("OMPI_COMM_WORLD_LOCAL_RANK"), env("CUDA_VISIBLE_DEVICES"), 0};
   if (!result.cuda_visible_devices) result.gpus_present = count_gpu_device_files();
   return result;
+}
+
+std::vector<int> allowed_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> cpus;
+  if (::sched_getaffinity(0, sizeof set, &set) == 0)
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+      if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
+  return cpus;
+}
+
+std::string cpu_list_text(const std::vector<int>& cpus) {
+  std::string text;
+  for (std::size_t i = 0; i < cpus.size();) {
+    std::size_t j = i;
+    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
+    if (!text.empty()) text += ",";
+    text += j == i ? std::to_string(cpus[i]) : std::to_string(cpus[i]) + "-" + std::to_string(cpus[j]);
+    i = j + 1;
+  }
+  return text;
+}
+
+std::vector<int> slot_cpus(const std::vector<int>& cpus, unsigned slot, unsigned slots) {
+  if (cpus.empty() || slots == 0) return {};
+  if (cpus.size() < slots) return {cpus[slot % cpus.size()]};
+  const std::size_t base = cpus.size() / slots, extra = cpus.size() % slots;
+  const std::size_t begin = slot * base + std::min<std::size_t>(slot, extra);
+  const std::size_t size = base + (slot < extra ? 1 : 0);
+  return std::vector<int>(cpus.begin() + static_cast<long>(begin), cpus.begin() + static_cast<long>(begin + size));
 }
 
 std::string host_name() {

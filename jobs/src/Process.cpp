@@ -32,6 +32,8 @@ struct ExecPlan {
   std::vector<std::string> argv_text, env_text;
   std::vector<char*> argv, envp;
   std::string workdir;
+  bool pin = false;  // set the child's CPU affinity to `cpus` before exec
+  cpu_set_t cpus{};
 
   void seal() {
     for (auto& text : argv_text) argv.push_back(text.data());
@@ -123,6 +125,7 @@ bool make_pipe(Fd& read_end, Fd& write_end) {
   if (::dup2(dev_null, 0) < 0 || ::dup2(out_fd, 1) < 0 || ::dup2(out_fd, 2) < 0)
     report_and_exit(report_fd, ChildReport::setup);
   ::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);  // fds others opened without O_CLOEXEC stay ours
+  if (plan.pin && ::sched_setaffinity(0, sizeof plan.cpus, &plan.cpus) != 0) report_and_exit(report_fd, ChildReport::setup);
   if (!plan.workdir.empty() && ::chdir(plan.workdir.c_str()) != 0)
     report_and_exit(report_fd, ChildReport::chdir);
   ::execve(plan.path.c_str(), plan.argv.data(), plan.envp.data());
@@ -195,7 +198,7 @@ std::string Spawner::search_path(const TaskSpec& spec) const {
   return path + base;
 }
 
-SpawnResult Spawner::spawn(const TaskSpec& spec) const {
+SpawnResult Spawner::spawn(const TaskSpec& spec, const std::vector<int>& cpus) const {
   if (spec.argv.empty()) return SpawnFailure{"empty command", 127};
   const std::string path = search_path(spec);
   auto found = find_executable(spec.argv.front(), path, spec.workdir);
@@ -208,6 +211,8 @@ SpawnResult Spawner::spawn(const TaskSpec& spec) const {
                 {},
                 {},
                 spec.workdir.string()};
+  plan.pin = !cpus.empty();
+  for (const int cpu : cpus) CPU_SET(cpu, &plan.cpus);
   plan.seal();
   return fork_and_exec(plan, spec);
 }

@@ -39,7 +39,8 @@ class Spawner {
  public:
   explicit Spawner(std::vector<std::filesystem::path> path_prepend);
   // Returns once the child has exec'd or failed to: exec errors come back as a SpawnFailure.
-  SpawnResult spawn(const TaskSpec& spec) const;
+  // A non-empty `cpus` pins the child (and what it starts) to those CPUs.
+  SpawnResult spawn(const TaskSpec& spec, const std::vector<int>& cpus = {}) const;
 
  private:
   std::string search_path(const TaskSpec& spec) const;

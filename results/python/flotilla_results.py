@@ -9,22 +9,30 @@
     campaign.tests          # per-test outcomes, one row per (candidate, test), when the file records
                             # them (the /tests group, docs/tests.md); else None
     campaign.events         # the scheduler's journal
+    campaign.confirmations  # one row per confirmation: verdict, ratio and its interval (schema 2)
+    campaign.estimates      # each explored candidate's estimate as the scheduler recorded it (schema 2)
     campaign.best           # the winner (a row of candidates), or None
     campaign.complete       # False for a crashed, interrupted or still running campaign
 
 Candidate status, objective and winner follow flotilla's own rules (results/Analysis.h), so this
 reader and `flotilla results summary` reach the same conclusions:
   - for each (candidate, kind, index) only the latest attempt counts;
-  - the objective is the median over the explore repeats, defined only when every repeat is
-    recorded and ok; spread is (max - min) / |median|;
+  - the objective is the median over the explore repeats (the first `repeats` and any adaptive
+    ones), defined once `repeats` are recorded and every recorded one is ok; spread is
+    (max - min) / |median|; interval_low/high is the median's order-statistic interval at the
+    campaign's confirm confidence, interval_coverage its actual coverage (docs/verdicts.md);
   - verified: every evaluate shard recorded and ok; rolled_back: a shard recorded and not ok;
-  - the winner is the best verified candidate, or, in a campaign without an evaluate stage, the
-    best explored one (the lowest id wins a tie).
+  - verdict, ratio, ratio_low, ratio_high, pairs: the candidate's confirmation against the
+    baseline, as recorded in /confirmations;
+  - the winner: with confirmation on and a baseline, the eligible candidate (verified, or
+    explored without an evaluate stage) confirmed faster with the highest ratio, else the
+    baseline when it is eligible; otherwise the best eligible one (the lowest id wins a tie).
 Files are opened in SWMR mode, so a campaign that is running, or whose writer was killed, reads
 like any other; `complete`, `state` and `note` say how far it got. Needs h5py, numpy, pandas
 (Debian: python3-h5py, python3-pandas).
 """
 import fcntl
+import math
 import os
 import struct
 
@@ -32,7 +40,7 @@ import h5py
 import numpy as np
 import pandas as pd
 
-SUPPORTED_SCHEMA = 1
+SUPPORTED_SCHEMAS = (1, 2)
 _LIFECYCLE = ("campaign_started", "campaign_resumed", "campaign_finished", "interrupted")
 _LOCK_OFFSET = 1 << 62  # the byte flotilla's writer locks (results/src/WriterLock.cpp)
 
@@ -63,10 +71,10 @@ def _open(path):
         f.close()
         raise CampaignFileError(f"{path}: not a flotilla campaign file (no 'flotilla_schema' attribute on /)")
     version = int(f.attrs["flotilla_schema"])
-    if version != SUPPORTED_SCHEMA:
+    if version not in SUPPORTED_SCHEMAS:
         f.close()
         raise CampaignFileError(f"{path}: schema version {version} is not supported by this reader "
-                                f"(supports {SUPPORTED_SCHEMA})")
+                                f"(supports {SUPPORTED_SCHEMAS[0]} to {SUPPORTED_SCHEMAS[-1]})")
     return f
 
 
@@ -110,7 +118,7 @@ def _trials_frame(rows, metric_rows):
         "output_tail": [_text(o) for o in rows["output_tail"]],
     })
     frame["duration"] = frame["end"] - frame["start"]
-    for column in ("rank", "host", "device"):  # recorded by newer writers (MPI worker)
+    for column in ("rank", "host", "device", "cores"):  # recorded by newer writers
         if column in (rows.dtype.names or ()):
             values = rows[column]
             frame[column] = values.astype(np.int64) if column == "rank" else [_text(v) for v in values]
@@ -175,31 +183,54 @@ def _tests_frame(f):
     return pd.concat(frames, ignore_index=True)
 
 
-def _latest(trials, kind, limit):
-    """Latest attempt of each (candidate, index) of one kind, for indices below limit."""
-    of_kind = trials[(trials["kind"] == kind) & (trials["index"] < limit)]
+def _latest(trials, kind, limit=None):
+    """Latest attempt of each (candidate, index) of one kind, for indices below limit (if any)."""
+    of_kind = trials[trials["kind"] == kind]
+    if limit is not None:
+        of_kind = of_kind[of_kind["index"] < limit]
     # Ties in attempt: the later row wins, as in the C++ rule (attempt >= kept attempt).
     order = of_kind.reset_index().sort_values(["candidate", "index", "attempt", "trial"], kind="stable")
     return order.groupby(["candidate", "index"], sort=False).tail(1).set_index("trial")
 
 
-def _summarize(candidates, trials, metrics, repeats, shards):
-    explore = _latest(trials, "explore", repeats)
+def _binomial_half_cdf(n, k):
+    """P(Bin(n, 1/2) <= k)."""
+    if k < 0:
+        return 0.0
+    if k >= n:
+        return 1.0
+    return sum(math.comb(n, i) for i in range(k + 1)) / 2.0 ** n
+
+
+def _median_interval(values, confidence):
+    """The median's order-statistic interval and its coverage (results/Stats.h)."""
+    v = np.sort(np.asarray(values, dtype=float))
+    n, alpha, k = len(v), 1 - confidence, 1
+    while k + 1 <= (n + 1) // 2 and 2 * _binomial_half_cdf(n, k) <= alpha:
+        k += 1
+    return float(v[k - 1]), float(v[n - k]), max(0.0, 1 - 2 * _binomial_half_cdf(n, k - 1))
+
+
+def _summarize(candidates, trials, metrics, repeats, shards, confidence):
+    explore = _latest(trials, "explore")
     evaluate = _latest(trials, "evaluate", shards) if shards > 0 else explore.iloc[0:0]
     metric_values = metrics.pivot_table(index="trial", columns="name", values="value", aggfunc="last")
     rows = []
     for cid in candidates["id"]:
         mine = explore[explore["candidate"] == cid]
-        row = {"status": "pending", "objective": np.nan, "spread": 0.0, "repeats_done": len(mine),
+        row = {"status": "pending", "objective": np.nan, "interval_low": np.nan, "interval_high": np.nan,
+               "interval_coverage": np.nan, "spread": 0.0, "repeats_done": len(mine),
                "shards_done": 0, "shards_passed": 0, "reason": ""}
         failed = mine[mine["status"] != "ok"]
         if len(failed):
             first = failed.sort_values("index").iloc[0]
             row.update(status="explore_failed", reason=f"repeat {first['index']}: {first['reason']}")
-        elif len(mine) == repeats:
+        elif len(mine) >= repeats:
             values = mine["objective"].to_numpy()
             median = float(np.median(values))
-            row.update(status="explored", objective=median,
+            low, high, coverage = _median_interval(values, confidence)
+            row.update(status="explored", objective=median, interval_low=low, interval_high=high,
+                       interval_coverage=coverage,
                        spread=(values.max() - values.min()) / abs(median) if median != 0 else 0.0)
             present = metric_values.reindex(mine.index)
             for name in present.columns:
@@ -215,7 +246,8 @@ def _summarize(candidates, trials, metrics, repeats, shards):
             elif row["shards_done"] > row["shards_passed"]:
                 row["status"] = "rolled_back"
         rows.append(row)
-    fixed = ["status", "objective", "spread", "repeats_done", "shards_done", "shards_passed", "reason"]
+    fixed = ["status", "objective", "interval_low", "interval_high", "interval_coverage", "spread", "repeats_done",
+             "shards_done", "shards_passed", "reason"]
     frame = pd.DataFrame(rows, index=candidates.index)
     return frame.reindex(columns=fixed + sorted(c for c in frame.columns if c not in fixed))
 
@@ -237,13 +269,24 @@ class Campaign:
             metric_rows = _read_table(f, "metrics")
             candidate_rows = _read_table(f, "candidates")
             event_rows = _read_table(f, "events")
+            # Schema 2: a configuration longer than the row's field is whole in /candidate_text.
+            configs = [_text(c) for c in candidate_rows["config"]]
+            if "text_bytes" in (candidate_rows.dtype.names or ()) and "candidate_text" in f:
+                text = f["candidate_text"]
+                text.refresh()
+                for i, row in enumerate(candidate_rows):
+                    if int(row["text_bytes"]) > 0:
+                        start = int(row["text_start"])
+                        configs[i] = bytes(text[start:start + int(row["text_bytes"])]).decode("utf-8", "replace")
+            confirmation_rows = _read_table(f, "confirmations") if "confirmations" in f else None
+            estimate_rows = _read_table(f, "estimates") if "estimates" in f else None
             # Per-test outcomes, in files whose evaluate stage records them (test suites sharded
             # at scale); None otherwise, and test_outcomes stays at shard granularity.
             self.tests = _tests_frame(f) if isinstance(f.get("tests"), h5py.Group) else None
         self.candidates = pd.DataFrame({
             "id": candidate_rows["id"].astype(np.int64),
             "round": candidate_rows["round"].astype(np.int64),
-            "config": [_text(c) for c in candidate_rows["config"]],
+            "config": configs,
             "origin": [_text(o) for o in candidate_rows["origin"]],
         })
         self.trials, self.metrics = _trials_frame(trial_rows, metric_rows)
@@ -255,8 +298,12 @@ class Campaign:
         # With a test gate, its verdict (evaluate index `shards`) is one more required trial.
         shards = int(self.info.get("shards", 0))
         required = shards + 1 if shards > 0 and self.info.get("test_gate") else shards
+        self.confirmations = _confirmations_frame(confirmation_rows)
+        self.estimates = _estimates_frame(estimate_rows)
         summary = _summarize(self.candidates, self.trials, self.metrics,
-                             int(self.info.get("repeats", 1)), required)
+                             int(self.info.get("repeats", 1)), required,
+                             float(self.info.get("confirm_confidence", 0.95)))
+        summary = summary.join(self._verdicts(), how="left")
         params = pd.DataFrame([dict(w.split("=", 1) for w in c.split() if "=" in w)
                                for c in self.candidates["config"]], index=self.candidates.index)
         params = params.rename(columns={p: f"param.{p}" for p in params.columns if p in summary.columns
@@ -273,13 +320,35 @@ class Campaign:
     def maximize(self):
         return self.info.get("direction", "maximize") != "minimize"
 
+    def _verdicts(self):
+        """Each candidate's confirmation (the last recorded one), as columns of candidates."""
+        columns = ["verdict", "ratio", "ratio_low", "ratio_high", "pairs"]
+        frame = pd.DataFrame(index=self.candidates.index, columns=columns)
+        frame["verdict"] = ""
+        for _, row in self.confirmations.iterrows():
+            frame.loc[int(row["candidate"]), columns] = [row["verdict"], row["ratio"], row["low"], row["high"],
+                                                         int(row["pairs"])]
+        for column in ("ratio", "ratio_low", "ratio_high"):
+            frame[column] = frame[column].astype(float)
+        return frame
+
+    @property
+    def confirming(self):
+        return int(self.info.get("confirm_max_pairs", 0)) > 0 and (self.candidates["origin"] == "baseline").any()
+
     @property
     def best(self):
-        """The best verified candidate (best explored without an evaluate stage), or None."""
+        """The winner (see the module docstring), or None."""
         eligible = "verified" if int(self.info.get("shards", 0)) > 0 else "explored"
         pool = self.candidates[self.candidates["status"] == eligible]
         if pool.empty:
             return None
+        if self.confirming:
+            faster = pool[(pool["verdict"] == "faster") & (pool["origin"] != "baseline")]
+            if not faster.empty:
+                return faster.loc[faster["ratio"].idxmax()]
+            baseline = pool[pool["origin"] == "baseline"]
+            return baseline.iloc[0] if not baseline.empty else None
         values = pool["objective"]
         return pool.loc[values.idxmax() if self.maximize else values.idxmin()]
 
@@ -288,8 +357,14 @@ class Campaign:
         status = self.candidates["status"].value_counts()
         out = {s: int(status.get(s, 0)) for s in
                ("verified", "rolled_back", "explored", "explore_failed", "pending")}
-        out.update(candidates=len(self.candidates), trials=len(self.trials),
-                   failed_trials=int((self.trials["status"] != "ok").sum()))
+        counted = self.trials[self.trials["kind"].isin(("explore", "evaluate"))]  # not pairs or warm-ups
+        out.update(candidates=len(self.candidates), trials=len(counted),
+                   failed_trials=int((counted["status"] != "ok").sum()))
+        verdicts = self.candidates["verdict"].value_counts()
+        out.update(confirmed_faster=int(verdicts.get("faster", 0)),
+                   no_significant_difference=int(verdicts.get("no_difference", 0)),
+                   confirmed_slower=int(verdicts.get("slower", 0)),
+                   confirmations_failed=int(verdicts.get("failed", 0)))
         return out
 
     @property
@@ -324,6 +399,28 @@ class Campaign:
             columns={"index": "shard"}).reset_index()
         out["passed"] = out["status"] == "ok"
         return out
+
+
+def _confirmations_frame(rows):
+    columns = ["candidate", "reference", "verdict", "pairs", "looks", "ratio", "low", "high", "confidence",
+               "min_effect", "time", "reason"]
+    if rows is None or len(rows) == 0:
+        return pd.DataFrame(columns=columns)
+    verdicts = _enum_names(rows.dtype, "verdict")
+    return pd.DataFrame({
+        "candidate": rows["candidate"].astype(np.int64), "reference": rows["reference"].astype(np.int64),
+        "verdict": [verdicts.get(int(v), str(v)) for v in rows["verdict"]],
+        "pairs": rows["pairs"].astype(np.int64), "looks": rows["looks"].astype(np.int64),
+        "ratio": rows["ratio"], "low": rows["low"], "high": rows["high"], "confidence": rows["confidence"],
+        "min_effect": rows["min_effect"], "time": rows["time"], "reason": [_text(r) for r in rows["reason"]],
+    })
+
+
+def _estimates_frame(rows):
+    columns = ["candidate", "repeats", "estimate", "low", "high", "coverage", "time"]
+    if rows is None or len(rows) == 0:
+        return pd.DataFrame(columns=columns)
+    return pd.DataFrame({c: rows[c] for c in columns})
 
 
 def read_campaign(path):

@@ -3,17 +3,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 
 #include <fmt/format.h>
 
 namespace flotilla::results {
 namespace {
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  auto n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 // The last line of output that is not a metrics line: usually the program's own verdict.
 std::string last_message_line(const std::string& text) {
@@ -42,11 +37,11 @@ std::map<int, const TrialRecord*> latest(const std::vector<const TrialRecord*>& 
   return by_index;
 }
 
-void summarize_explore(CandidateSummary& s, const std::map<int, const TrialRecord*>& explore, int repeats) {
+void summarize_explore(CandidateSummary& s, const std::map<int, const TrialRecord*>& explore, int repeats,
+                       double confidence) {
   std::vector<double> objectives;
   std::map<std::string, std::vector<double>> metrics;
   for (const auto& [index, t] : explore) {
-    if (index >= repeats) continue;
     ++s.repeats_done;
     if (t->status != TrialStatus::ok) {
       if (s.reason.empty()) s.reason = fmt::format("repeat {}: {}", index, t->reason);
@@ -61,10 +56,50 @@ void summarize_explore(CandidateSummary& s, const std::map<int, const TrialRecor
   }
   if (s.repeats_done < repeats) return;  // still pending
   s.status = CandidateStatus::explored;
-  s.objective = median(objectives);
+  s.interval = stats::median_interval(objectives, confidence);
+  s.objective = s.interval->estimate;
   auto [lo, hi] = std::minmax_element(objectives.begin(), objectives.end());
   s.spread = *s.objective != 0 ? (*hi - *lo) / std::abs(*s.objective) : 0;
-  for (auto& [name, values] : metrics) s.metrics[name] = median(values);
+  for (auto& [name, values] : metrics) s.metrics[name] = stats::median(std::move(values));
+}
+
+double metric_of(const TrialRecord& t, std::string_view name, double otherwise) {
+  for (const auto& m : t.metrics)
+    if (m.name == name) return m.value;
+  return otherwise;
+}
+
+// The pairs of the candidate's latest confirmation attempt, in order, and its verdict.
+void summarize_confirmation(CandidateSummary& s, const std::vector<const TrialRecord*>& trials,
+                            const stats::ConfirmSettings& settings) {
+  int attempt = -1;
+  for (const auto* t : trials)
+    if (t->kind == TrialKind::confirm) attempt = std::max(attempt, t->attempt);
+  if (attempt < 0) return;
+  std::map<int, const TrialRecord*> pairs;
+  for (const auto* t : trials)
+    if (t->kind == TrialKind::confirm && t->attempt == attempt) pairs[t->index] = t;
+  ConfirmationSummary c;
+  std::vector<double> log_ratios;
+  for (const auto& [index, t] : pairs) {
+    c.reference = static_cast<std::int64_t>(metric_of(*t, "reference_candidate", -1));
+    if (t->status != TrialStatus::ok || !(t->objective > 0)) {
+      c.result.verdict = stats::Verdict::failed;
+      c.reason = fmt::format("pair {}: {}", index, t->reason.empty() ? "no ratio" : t->reason);
+      s.confirm_runs += 1;
+      break;
+    }
+    log_ratios.push_back(std::log(t->objective));
+    s.confirm_runs += 2;
+  }
+  if (c.result.verdict != stats::Verdict::failed) {
+    c.result = stats::decide_confirmation(log_ratios, settings);
+  } else if (!log_ratios.empty()) {
+    auto partial = stats::decide_confirmation(log_ratios, settings);
+    c.result.pairs = partial.pairs, c.result.ratio = partial.ratio, c.result.low = partial.low,
+    c.result.high = partial.high, c.result.looks = partial.looks, c.result.look_level = partial.look_level;
+  }
+  s.confirmation = std::move(c);
 }
 
 }  // namespace
@@ -80,12 +115,19 @@ std::string_view to_string(CandidateStatus status) {
   return "unknown";
 }
 
+stats::ConfirmSettings confirm_settings(const CampaignInfo& campaign) {
+  return {.confidence = campaign.confirm_confidence, .min_effect = campaign.confirm_min_effect,
+          .max_pairs = campaign.confirm_max_pairs};
+}
+
 CandidateSummary summarize_candidate(const CandidateRecord& candidate, const std::vector<const TrialRecord*>& trials,
-                                     int repeats, int shards, bool test_gate) {
+                                     const CampaignInfo& campaign) {
   CandidateSummary s{.record = candidate};
-  summarize_explore(s, latest(trials, TrialKind::explore), repeats);
+  const int shards = campaign.shards;
+  summarize_explore(s, latest(trials, TrialKind::explore), campaign.repeats, campaign.confirm_confidence);
+  if (campaign.confirm_max_pairs > 0) summarize_confirmation(s, trials, confirm_settings(campaign));
   if (s.status != CandidateStatus::explored || shards == 0) return s;
-  const int required = shards + (test_gate ? 1 : 0);
+  const int required = shards + (campaign.test_gate.empty() ? 0 : 1);
   for (const auto& [index, t] : latest(trials, TrialKind::evaluate)) {
     if (index >= required) continue;
     ++s.shards_done;
@@ -108,6 +150,12 @@ std::size_t CampaignSummary::count(CandidateStatus status) const {
                                                 [&](const CandidateSummary& c) { return c.status == status; }));
 }
 
+std::size_t CampaignSummary::confirmed_count(stats::Verdict verdict) const {
+  return static_cast<std::size_t>(std::count_if(candidates.begin(), candidates.end(), [&](const CandidateSummary& c) {
+    return c.confirmation && c.confirmation->result.verdict == verdict;
+  }));
+}
+
 std::vector<std::size_t> CampaignSummary::ranking() const {
   const bool maximize = campaign.direction != "minimize";
   std::vector<std::size_t> order;
@@ -119,30 +167,72 @@ std::vector<std::size_t> CampaignSummary::ranking() const {
   return order;
 }
 
+namespace {
+
+void summarize_noise(CampaignSummary& summary, const std::vector<const TrialRecord*>& baseline_trials) {
+  std::vector<double> repeats;
+  for (const auto& [index, t] : latest(baseline_trials, TrialKind::explore))
+    if (t->status == TrialStatus::ok) repeats.push_back(t->objective);
+  if (repeats.size() < 2) return;
+  summary.noise_cv = stats::robust_cv(repeats);
+  if (!summary.confirming) return;
+  const auto settings = confirm_settings(summary.campaign);
+  const double half_width = stats::expected_half_width(*summary.noise_cv, settings);
+  summary.resolvable_gain = (1 + settings.min_effect) * std::exp(half_width);
+  summary.too_noisy = half_width > std::log1p(settings.min_effect);
+}
+
+}  // namespace
+
 CampaignSummary summarize(const CampaignInfo& campaign, const std::vector<CandidateRecord>& candidates,
                           const std::vector<TrialRecord>& trials) {
   CampaignSummary summary{.campaign = campaign};
   std::vector<std::vector<const TrialRecord*>> by_candidate(candidates.size());
   for (const auto& t : trials) {
-    ++summary.trials;
-    if (t.status != TrialStatus::ok) {
-      ++summary.failed_trials;
-      ++summary.failures_by_reason[fmt::format("{}: {}", to_string(t.kind), t.reason)];
+    if (t.kind == TrialKind::warmup) {
+      ++summary.warmups;
+      continue;
+    }
+    if (t.kind != TrialKind::confirm) {
+      ++summary.trials;
+      if (t.status != TrialStatus::ok) {
+        ++summary.failed_trials;
+        ++summary.failures_by_reason[fmt::format("{}: {}", to_string(t.kind), t.reason)];
+      }
+      if (t.kind == TrialKind::explore && t.index >= campaign.repeats && t.attempt == 0) ++summary.repeats_extra;
     }
     if (t.candidate >= 0 && static_cast<std::size_t>(t.candidate) < candidates.size())
       by_candidate[static_cast<std::size_t>(t.candidate)].push_back(&t);
   }
   const bool maximize = campaign.direction != "minimize";
+  std::optional<std::size_t> by_objective, confirmed;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
-    summary.candidates.push_back(summarize_candidate(candidates[i], by_candidate[i], campaign.repeats, campaign.shards,
-                                                     !campaign.test_gate.empty()));
+    summary.candidates.push_back(summarize_candidate(candidates[i], by_candidate[i], campaign));
     const auto& c = summary.candidates.back();
+    summary.confirm_runs += c.confirm_runs;
     if (c.record.origin == "baseline" && !summary.baseline) summary.baseline = i;
     const bool eligible = campaign.shards > 0 ? c.status == CandidateStatus::verified : c.status == CandidateStatus::explored;
-    if (eligible && (!summary.best || better(*c.objective, *summary.candidates[*summary.best].objective, maximize)))
-      summary.best = i;
+    if (!eligible) continue;
+    if (!by_objective || better(*c.objective, *summary.candidates[*by_objective].objective, maximize)) by_objective = i;
+    if (c.record.origin != "baseline" && c.confirmed_faster() &&
+        (!confirmed || c.confirmation->result.ratio > summary.candidates[*confirmed].confirmation->result.ratio))
+      confirmed = i;
   }
+  summary.confirming = campaign.confirm_max_pairs > 0 && summary.baseline.has_value();
+  if (!summary.confirming) {
+    summary.best = by_objective;
+  } else if (confirmed) {
+    summary.best = confirmed;
+    summary.best_confirmed = true;
+  } else {
+    const auto& b = summary.candidates[*summary.baseline];
+    const bool eligible = campaign.shards > 0 ? b.status == CandidateStatus::verified : b.status == CandidateStatus::explored;
+    if (eligible) summary.best = summary.baseline;
+  }
+  if (summary.confirming && by_objective && by_objective != summary.best && by_objective != summary.baseline)
+    summary.best_unconfirmed = by_objective;
   summary.best_verified = summary.best && campaign.shards > 0;
+  if (summary.baseline) summarize_noise(summary, by_candidate[*summary.baseline]);
   return summary;
 }
 

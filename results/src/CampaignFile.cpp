@@ -81,17 +81,18 @@ h5::Handle open_write(const std::filesystem::path& path) {
   return file;
 }
 
-void check_schema(hid_t file, const std::filesystem::path& path) {
+int check_schema(hid_t file, const std::filesystem::path& path) {
   if (!h5::has_attribute(file, "flotilla_schema")) {
     throw StoreError(path.string() +
                      ": not a flotilla campaign file (no 'flotilla_schema' attribute on /)");
   }
   const long long version = h5::read_int_attribute(file, "flotilla_schema");
-  if (version != kSchemaVersion) {
+  if (version < kOldestReadableSchema || version > kSchemaVersion) {
     throw StoreError(path.string() + ": schema version " + std::to_string(version) +
                      " is not supported by flotilla " FLOTILLA_VERSION " (supports " +
-                     std::to_string(kSchemaVersion) + ")");
+                     std::to_string(kOldestReadableSchema) + " to " + std::to_string(kSchemaVersion) + ")");
   }
+  return static_cast<int>(version);
 }
 
 void write_header(hid_t file, const CampaignInfo& info) {
@@ -112,9 +113,12 @@ void write_header(hid_t file, const CampaignInfo& info) {
   h5::write_attribute(id, "flotilla_version", info.flotilla_version);
   h5::write_attribute(id, "host", info.host);
   h5::write_attribute(id, "created", info.created);
+  h5::write_attribute(id, "confirm_confidence", info.confirm_confidence);
+  h5::write_attribute(id, "confirm_min_effect", info.confirm_min_effect);
+  h5::write_attribute(id, "confirm_max_pairs", info.confirm_max_pairs);
 }
 
-CampaignInfo read_campaign(hid_t file) {
+CampaignInfo read_campaign(hid_t file, int schema) {
   h5::Handle group(FLOTILLA_H5(H5Gopen2(file, "campaign", H5P_DEFAULT)));
   const hid_t id = group.id();
   CampaignInfo info;
@@ -130,6 +134,14 @@ CampaignInfo read_campaign(hid_t file) {
   info.flotilla_version = h5::read_string_attribute(id, "flotilla_version");
   info.host = h5::read_string_attribute(id, "host");
   info.created = h5::read_double_attribute(id, "created");
+  info.schema = schema;
+  // Schema 1 files predate confirmation: they read as campaigns without it.
+  info.confirm_max_pairs = 0;
+  if (h5::has_attribute(id, "confirm_max_pairs")) {
+    info.confirm_confidence = h5::read_double_attribute(id, "confirm_confidence");
+    info.confirm_min_effect = h5::read_double_attribute(id, "confirm_min_effect");
+    info.confirm_max_pairs = static_cast<std::int32_t>(h5::read_int_attribute(id, "confirm_max_pairs"));
+  }
   return info;
 }
 

@@ -29,11 +29,12 @@ h5::Handle open_read(const std::filesystem::path& path, bool& swmr);
 // safe to treat a superblock still marked "open for writing" as left by a dead writer.
 h5::Handle open_write(const std::filesystem::path& path);
 
-// "not a flotilla campaign file" / "schema version N is not supported" checks on the root.
-void check_schema(hid_t file, const std::filesystem::path& path);
+// "not a flotilla campaign file" / "schema version N is not supported" checks on the root;
+// returns the file's schema version (kOldestReadableSchema .. kSchemaVersion).
+int check_schema(hid_t file, const std::filesystem::path& path);
 
 // Root attributes flotilla_schema and flotilla_version, and group /campaign with `info`.
 void write_header(hid_t file, const CampaignInfo& info);
-CampaignInfo read_campaign(hid_t file);
+CampaignInfo read_campaign(hid_t file, int schema);
 
 }  // namespace flotilla::results::file

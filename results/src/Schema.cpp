@@ -3,12 +3,16 @@
 
 #include <cstring>
 
+#include "flotilla/results/Stats.h"
+
 namespace flotilla::results {
 
 std::string_view to_string(TrialKind kind) {
   switch (kind) {
     case TrialKind::explore: return "explore";
     case TrialKind::evaluate: return "evaluate";
+    case TrialKind::confirm: return "confirm";
+    case TrialKind::warmup: return "warmup";
   }
   return "unknown";   // a value read from a newer file
 }
@@ -45,7 +49,7 @@ h5::Handle compound(std::size_t size) {
 // Enums rather than bare int8 so that h5dump and h5py show the names next to the numbers.
 h5::Handle kind_type() {
   h5::Handle type(FLOTILLA_H5(H5Tenum_create(H5T_NATIVE_INT8)));
-  for (TrialKind kind : {TrialKind::explore, TrialKind::evaluate}) {
+  for (TrialKind kind : {TrialKind::explore, TrialKind::evaluate, TrialKind::confirm, TrialKind::warmup}) {
     const auto value = static_cast<std::int8_t>(kind);
     FLOTILLA_H5(H5Tenum_insert(type.id(), std::string(to_string(kind)).c_str(), &value));
   }
@@ -62,12 +66,53 @@ h5::Handle status_type() {
   return type;
 }
 
+h5::Handle verdict_type() {
+  h5::Handle type(FLOTILLA_H5(H5Tenum_create(H5T_NATIVE_INT8)));
+  using stats::Verdict;
+  for (Verdict v : {Verdict::pending, Verdict::faster, Verdict::no_difference, Verdict::slower, Verdict::failed}) {
+    const auto value = static_cast<std::int8_t>(v);
+    FLOTILLA_H5(H5Tenum_insert(type.id(), std::string(stats::verdict_key(v)).c_str(), &value));
+  }
+  return type;
+}
+
 h5::Handle candidate_type() {
   h5::Handle type = compound(sizeof(CandidateRow));
   add_field(type.id(), "id", offsetof(CandidateRow, id), H5T_NATIVE_INT64);
   add_field(type.id(), "round", offsetof(CandidateRow, round), H5T_NATIVE_INT32);
   add_string(type.id(), "config", offsetof(CandidateRow, config), sizeof(CandidateRow::config));
   add_string(type.id(), "origin", offsetof(CandidateRow, origin), sizeof(CandidateRow::origin));
+  add_field(type.id(), "text_start", offsetof(CandidateRow, text_start), H5T_NATIVE_INT64);
+  add_field(type.id(), "text_bytes", offsetof(CandidateRow, text_bytes), H5T_NATIVE_INT64);
+  return type;
+}
+
+h5::Handle estimate_type() {
+  h5::Handle type = compound(sizeof(EstimateRow));
+  add_field(type.id(), "candidate", offsetof(EstimateRow, candidate), H5T_NATIVE_INT64);
+  add_field(type.id(), "repeats", offsetof(EstimateRow, repeats), H5T_NATIVE_INT32);
+  add_field(type.id(), "estimate", offsetof(EstimateRow, estimate), H5T_NATIVE_DOUBLE);
+  add_field(type.id(), "low", offsetof(EstimateRow, low), H5T_NATIVE_DOUBLE);
+  add_field(type.id(), "high", offsetof(EstimateRow, high), H5T_NATIVE_DOUBLE);
+  add_field(type.id(), "coverage", offsetof(EstimateRow, coverage), H5T_NATIVE_DOUBLE);
+  add_field(type.id(), "time", offsetof(EstimateRow, time), H5T_NATIVE_DOUBLE);
+  return type;
+}
+
+h5::Handle confirmation_type() {
+  h5::Handle type = compound(sizeof(ConfirmationRow));
+  add_field(type.id(), "candidate", offsetof(ConfirmationRow, candidate), H5T_NATIVE_INT64);
+  add_field(type.id(), "reference", offsetof(ConfirmationRow, reference), H5T_NATIVE_INT64);
+  add_field(type.id(), "verdict", offsetof(ConfirmationRow, verdict), verdict_type().id());
+  add_field(type.id(), "pairs", offsetof(ConfirmationRow, pairs), H5T_NATIVE_INT32);
+  add_field(type.id(), "looks", offsetof(ConfirmationRow, looks), H5T_NATIVE_INT32);
+  add_field(type.id(), "ratio", offsetof(ConfirmationRow, ratio), H5T_NATIVE_DOUBLE);
+  add_field(type.id(), "low", offsetof(ConfirmationRow, low), H5T_NATIVE_DOUBLE);
+  add_field(type.id(), "high", offsetof(ConfirmationRow, high), H5T_NATIVE_DOUBLE);
+  add_field(type.id(), "confidence", offsetof(ConfirmationRow, confidence), H5T_NATIVE_DOUBLE);
+  add_field(type.id(), "min_effect", offsetof(ConfirmationRow, min_effect), H5T_NATIVE_DOUBLE);
+  add_field(type.id(), "time", offsetof(ConfirmationRow, time), H5T_NATIVE_DOUBLE);
+  add_string(type.id(), "reason", offsetof(ConfirmationRow, reason), sizeof(ConfirmationRow::reason));
   return type;
 }
 
@@ -94,6 +139,7 @@ h5::Handle trial_type() {
   add_field(type.id(), "rank", offsetof(TrialRow, rank), H5T_NATIVE_INT32);
   add_string(type.id(), "host", offsetof(TrialRow, host), sizeof(TrialRow::host));
   add_string(type.id(), "device", offsetof(TrialRow, device), sizeof(TrialRow::device));
+  add_string(type.id(), "cores", offsetof(TrialRow, cores), sizeof(TrialRow::cores));
   return type;
 }
 
@@ -145,7 +191,7 @@ h5::Handle trial_status_type() { return status_type(); }
 
 MemoryTypes make_memory_types() {
   return {candidate_type(), trial_type(), trial_key_type(), metric_type(),
-          metric_trial_type(), event_type()};
+          metric_trial_type(), event_type(), estimate_type(), confirmation_type()};
 }
 
 h5::Handle make_file_type(hid_t memory_type) {
@@ -198,6 +244,7 @@ TrialRow to_row(const TrialRecord& record) {
   row.rank = record.rank;
   copy_head(row.host, record.host);
   copy_head(row.device, record.device);
+  copy_head(row.cores, record.cores);
   return row;
 }
 
@@ -217,6 +264,7 @@ TrialRecord from_row(const TrialRow& row) {
   record.rank = row.rank;
   record.host = from_field(row.host);
   record.device = from_field(row.device);
+  record.cores = from_field(row.cores);
   return record;
 }
 
@@ -238,6 +286,48 @@ EventRow to_row(const EventRecord& record) {
 
 EventRecord from_row(const EventRow& row) {
   return {row.time, from_field(row.kind), from_field(row.detail)};
+}
+
+EstimateRow to_row(const EstimateRecord& r) {
+  return {r.candidate, r.repeats, r.estimate, r.low, r.high, r.coverage, r.time};
+}
+
+EstimateRecord from_row(const EstimateRow& row) {
+  return {row.candidate, row.repeats, row.estimate, row.low, row.high, row.coverage, row.time};
+}
+
+ConfirmationRow to_row(const ConfirmationRecord& r) {
+  ConfirmationRow row{};
+  row.candidate = r.candidate;
+  row.reference = r.reference;
+  row.verdict = static_cast<std::int8_t>(stats::verdict_from_key(r.verdict).value_or(stats::Verdict::failed));
+  row.pairs = r.pairs;
+  row.looks = r.looks;
+  row.ratio = r.ratio;
+  row.low = r.low;
+  row.high = r.high;
+  row.confidence = r.confidence;
+  row.min_effect = r.min_effect;
+  row.time = r.time;
+  copy_head(row.reason, r.reason);
+  return row;
+}
+
+ConfirmationRecord from_row(const ConfirmationRow& row) {
+  ConfirmationRecord r;
+  r.candidate = row.candidate;
+  r.reference = row.reference;
+  r.verdict = std::string(stats::verdict_key(static_cast<stats::Verdict>(row.verdict)));
+  r.pairs = row.pairs;
+  r.looks = row.looks;
+  r.ratio = row.ratio;
+  r.low = row.low;
+  r.high = row.high;
+  r.confidence = row.confidence;
+  r.min_effect = row.min_effect;
+  r.time = row.time;
+  r.reason = from_field(row.reason);
+  return r;
 }
 
 }  // namespace flotilla::results::schema

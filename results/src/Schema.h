@@ -25,13 +25,19 @@ inline constexpr const char* kCandidates = "candidates";
 inline constexpr const char* kTrials = "trials";
 inline constexpr const char* kMetrics = "metrics";
 inline constexpr const char* kEvents = "events";
+inline constexpr const char* kEstimates = "estimates";          // schema 2
+inline constexpr const char* kConfirmations = "confirmations";  // schema 2
+inline constexpr const char* kCandidateText = "candidate_text"; // schema 2: uint8, long configurations
+inline constexpr hsize_t kTextChunkBytes = 4096;
 inline constexpr hsize_t kChunkRows = 64;
 
 struct CandidateRow {
   std::int64_t id;
   std::int32_t round;
-  char config[1024];
+  char config[1024];         // the configuration; cut at 1023 bytes when it is longer, and then
   char origin[32];
+  std::int64_t text_start;   //   the whole text is bytes [text_start, text_start + text_bytes) of
+  std::int64_t text_bytes;   //   /candidate_text (schema 2); text_bytes 0: `config` is whole
 };
 
 struct TrialRow {
@@ -51,6 +57,32 @@ struct TrialRow {
   std::int32_t rank;
   char host[64];
   char device[64];
+  char cores[64];            // schema 2
+};
+
+struct EstimateRow {
+  std::int64_t candidate;
+  std::int32_t repeats;
+  double estimate;
+  double low;
+  double high;
+  double coverage;
+  double time;
+};
+
+struct ConfirmationRow {
+  std::int64_t candidate;
+  std::int64_t reference;
+  std::int8_t verdict;       // enum: pending, faster, no_difference, slower, failed
+  std::int32_t pairs;
+  std::int32_t looks;
+  double ratio;
+  double low;
+  double high;
+  double confidence;
+  double min_effect;
+  double time;
+  char reason[256];
 };
 
 // The fields of TrialRow that make up a trial's key; read on open to rebuild the key set.
@@ -85,6 +117,8 @@ struct MemoryTypes {
   h5::Handle metric;
   h5::Handle metric_trial;
   h5::Handle event;
+  h5::Handle estimate;
+  h5::Handle confirmation;
 };
 
 MemoryTypes make_memory_types();
@@ -97,12 +131,18 @@ h5::Handle make_file_type(hid_t memory_type);
 std::string_view utf8_head(std::string_view text, std::size_t max_bytes);
 std::string_view utf8_tail(std::string_view text, std::size_t max_bytes);
 
+// A configuration longer than the row's field also goes, whole, to /candidate_text: the caller
+// sets text_start and text_bytes (to_row leaves them 0).
 CandidateRow to_row(const CandidateRecord& record);
-CandidateRecord from_row(const CandidateRow& row);
+CandidateRecord from_row(const CandidateRow& row);  // `config` as the row holds it (maybe cut)
 TrialRow to_row(const TrialRecord& record);
 TrialRecord from_row(const TrialRow& row);   // metrics left empty
 MetricRow to_row(const Metric& metric, std::int64_t trial);
 EventRow to_row(const EventRecord& record);
 EventRecord from_row(const EventRow& row);
+EstimateRow to_row(const EstimateRecord& record);
+EstimateRecord from_row(const EstimateRow& row);
+ConfirmationRow to_row(const ConfirmationRecord& record);
+ConfirmationRecord from_row(const ConfirmationRow& row);
 
 }  // namespace flotilla::results::schema

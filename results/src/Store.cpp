@@ -55,20 +55,28 @@ struct Store::Impl {
   h5::Handle m_file;
   schema::MemoryTypes m_types;
   h5::Handle m_candidates, m_trials, m_metrics, m_events;
+  h5::Handle m_estimates, m_confirmations, m_candidate_text;  // schema 2; invalid in a schema 1 file
   std::optional<tests::Tables> m_tests;   // absent in files written before per-test outcomes
   CampaignInfo m_campaign;
   std::set<TrialKey> m_trial_keys;
   hsize_t m_candidate_count = 0;
   hsize_t m_trial_count = 0;
+  hsize_t m_text_bytes = 0;   // rows of /candidate_text, pending ones included
   bool m_broken = false;
 
   // Rows of the open Store::Group, written when the outermost one commits.
   struct Pending {
+    std::vector<char> candidate_text;
     std::vector<schema::CandidateRow> candidates;
     std::vector<schema::MetricRow> metrics;
     std::vector<schema::TrialRow> trials;
     std::vector<schema::EventRow> events;
-    bool empty() const { return candidates.empty() && metrics.empty() && trials.empty() && events.empty(); }
+    std::vector<schema::EstimateRow> estimates;
+    std::vector<schema::ConfirmationRow> confirmations;
+    bool empty() const {
+      return candidate_text.empty() && candidates.empty() && metrics.empty() && trials.empty() && events.empty() &&
+             estimates.empty() && confirmations.empty();
+    }
   };
   int m_group_depth = 0;
   Pending m_pending;
@@ -81,6 +89,11 @@ struct Store::Impl {
     m_trials = h5::Handle(FLOTILLA_H5(H5Dopen2(m_file.id(), schema::kTrials, H5P_DEFAULT)));
     m_metrics = h5::Handle(FLOTILLA_H5(H5Dopen2(m_file.id(), schema::kMetrics, H5P_DEFAULT)));
     m_events = h5::Handle(FLOTILLA_H5(H5Dopen2(m_file.id(), schema::kEvents, H5P_DEFAULT)));
+    if (m_campaign.schema >= 2) {
+      m_estimates = h5::Handle(FLOTILLA_H5(H5Dopen2(m_file.id(), schema::kEstimates, H5P_DEFAULT)));
+      m_confirmations = h5::Handle(FLOTILLA_H5(H5Dopen2(m_file.id(), schema::kConfirmations, H5P_DEFAULT)));
+      m_candidate_text = h5::Handle(FLOTILLA_H5(H5Dopen2(m_file.id(), schema::kCandidateText, H5P_DEFAULT)));
+    }
   }
 
   void create_tables() {
@@ -93,11 +106,15 @@ struct Store::Impl {
     m_trials = table(schema::kTrials, m_types.trial);
     m_metrics = table(schema::kMetrics, m_types.metric);
     m_events = table(schema::kEvents, m_types.event);
+    m_estimates = table(schema::kEstimates, m_types.estimate);
+    m_confirmations = table(schema::kConfirmations, m_types.confirmation);
+    m_candidate_text = h5::create_table(m_file.id(), schema::kCandidateText, H5T_STD_U8LE, schema::kTextChunkBytes);
   }
 
   // Rebuilds the writer's cache and cuts off metrics of a trial row that was never written.
   void load_writer_state() {
     m_candidate_count = h5::row_count(m_candidates.id());
+    m_text_bytes = h5::row_count(m_candidate_text.id());
     const auto keys =
         h5::read_table<schema::TrialKeyRow>(m_trials.id(), m_types.trial_key.id());
     for (const auto& key : keys) {
@@ -155,11 +172,23 @@ struct Store::Impl {
       const auto append = [](const h5::Handle& table, const h5::Handle& type, const auto& list) {
         if (!list.empty()) h5::append_rows(table.id(), type.id(), list.data(), list.size());
       };
+      if (!rows.candidate_text.empty())
+        h5::append_rows(m_candidate_text.id(), H5T_NATIVE_UINT8, rows.candidate_text.data(), rows.candidate_text.size());
       append(m_candidates, m_types.candidate, rows.candidates);
       append(m_metrics, m_types.metric, rows.metrics);
       append(m_trials, m_types.trial, rows.trials);
       append(m_events, m_types.event, rows.events);
+      append(m_estimates, m_types.estimate, rows.estimates);
+      append(m_confirmations, m_types.confirmation, rows.confirmations);
     });
+  }
+
+  // Rows of a schema 2 table, or none in a schema 1 file.
+  template <class Row>
+  std::vector<Row> read_optional(const h5::Handle& table, const h5::Handle& type) const {
+    if (!table.valid()) return {};
+    refresh(table);
+    return h5::read_table<Row>(table.id(), type.id());
   }
 };
 
@@ -212,8 +241,12 @@ Store Store::open_for_append(const std::filesystem::path& path) {
   impl->m_lock = WriterLock::acquire(path);
   with_path(path, [&] {
     impl->m_file = file::open_write(path);
-    file::check_schema(impl->m_file.id(), path);
-    impl->m_campaign = file::read_campaign(impl->m_file.id());
+    impl->m_campaign = file::read_campaign(impl->m_file.id(), file::check_schema(impl->m_file.id(), path));
+    if (impl->m_campaign.schema != kSchemaVersion)
+      throw StoreError(path.string() + ": written by flotilla " + impl->m_campaign.flotilla_version + " in schema " +
+                       std::to_string(impl->m_campaign.schema) + "; this flotilla reads it (flotilla results) but "
+                       "appends only to schema " + std::to_string(kSchemaVersion) +
+                       " files: finish it with that flotilla, or start a new results file");
     impl->open_tables();
     impl->load_writer_state();
     // An older file gains the (empty) /tests group now: SWMR allows no new objects later.
@@ -234,8 +267,7 @@ Store Store::open_read(const std::filesystem::path& path) {
     bool swmr = false;
     impl->m_file = file::open_read(path, swmr);
     impl->m_mode = swmr ? Impl::Mode::swmr_read : Impl::Mode::read;
-    file::check_schema(impl->m_file.id(), path);
-    impl->m_campaign = file::read_campaign(impl->m_file.id());
+    impl->m_campaign = file::read_campaign(impl->m_file.id(), file::check_schema(impl->m_file.id(), path));
     impl->open_tables();
     if (tests::Tables::present(impl->m_file.id())) {
       impl->m_tests = tests::Tables::open(impl->m_file.id(), impl->m_mode == Impl::Mode::swmr_read);
@@ -256,7 +288,16 @@ std::vector<CandidateRecord> Store::candidates() const {
                                                            m_impl->m_types.candidate.id());
     std::vector<CandidateRecord> records;
     records.reserve(rows.size());
-    for (const auto& row : rows) records.push_back(schema::from_row(row));
+    bool refreshed = false;
+    for (const auto& row : rows) {
+      records.push_back(schema::from_row(row));
+      if (row.text_bytes <= 0 || !m_impl->m_candidate_text.valid()) continue;
+      if (!refreshed) m_impl->refresh(m_impl->m_candidate_text), refreshed = true;
+      std::string text(static_cast<std::size_t>(row.text_bytes), '\0');
+      h5::read_rows(m_impl->m_candidate_text.id(), H5T_NATIVE_UINT8, text.data(), text.size(),
+                    static_cast<hsize_t>(row.text_start));
+      records.back().config = std::move(text);
+    }
     return records;
   });
 }
@@ -303,11 +344,26 @@ void Store::add_candidate(const CandidateRecord& record) {
     throw StoreError(impl.m_path.string() + ": candidate id " + std::to_string(record.id) +
                      " is out of order (expected " + std::to_string(impl.m_candidate_count) + ")");
   }
-  const schema::CandidateRow row = schema::to_row(record);
-  if (impl.grouping())
+  schema::CandidateRow row = schema::to_row(record);
+  // A configuration the row cannot hold goes whole to /candidate_text, before the row that
+  // points at it: a reader never finds a row whose text is not there yet.
+  const bool long_text = record.config.size() >= sizeof(row.config);
+  if (long_text) {
+    row.text_start = static_cast<std::int64_t>(impl.m_text_bytes);
+    row.text_bytes = static_cast<std::int64_t>(record.config.size());
+  }
+  if (impl.grouping()) {
+    if (long_text) impl.m_pending.candidate_text.insert(impl.m_pending.candidate_text.end(), record.config.begin(),
+                                                        record.config.end());
     impl.m_pending.candidates.push_back(row);
-  else
-    impl.write([&] { h5::append_rows(impl.m_candidates.id(), impl.m_types.candidate.id(), &row, 1); });
+  } else {
+    impl.write([&] {
+      if (long_text)
+        h5::append_rows(impl.m_candidate_text.id(), H5T_NATIVE_UINT8, record.config.data(), record.config.size());
+      h5::append_rows(impl.m_candidates.id(), impl.m_types.candidate.id(), &row, 1);
+    });
+  }
+  if (long_text) impl.m_text_bytes += record.config.size();
   ++impl.m_candidate_count;
 }
 
@@ -347,6 +403,49 @@ void Store::add_event(const EventRecord& record) {
     return;
   }
   impl.write([&] { h5::append_rows(impl.m_events.id(), impl.m_types.event.id(), &row, 1); });
+}
+
+void Store::add_estimate(const EstimateRecord& record) {
+  Impl& impl = *m_impl;
+  const schema::EstimateRow row = schema::to_row(record);
+  if (impl.grouping()) {
+    impl.require_writable();
+    impl.m_pending.estimates.push_back(row);
+    return;
+  }
+  impl.write([&] { h5::append_rows(impl.m_estimates.id(), impl.m_types.estimate.id(), &row, 1); });
+}
+
+void Store::add_confirmation(const ConfirmationRecord& record) {
+  Impl& impl = *m_impl;
+  const schema::ConfirmationRow row = schema::to_row(record);
+  if (impl.grouping()) {
+    impl.require_writable();
+    impl.m_pending.confirmations.push_back(row);
+    return;
+  }
+  impl.write([&] { h5::append_rows(impl.m_confirmations.id(), impl.m_types.confirmation.id(), &row, 1); });
+}
+
+std::vector<EstimateRecord> Store::estimates() const {
+  m_impl->commit_pending();
+  return with_path(m_impl->m_path, [&] {
+    std::vector<EstimateRecord> records;
+    for (const auto& row : m_impl->read_optional<schema::EstimateRow>(m_impl->m_estimates, m_impl->m_types.estimate))
+      records.push_back(schema::from_row(row));
+    return records;
+  });
+}
+
+std::vector<ConfirmationRecord> Store::confirmations() const {
+  m_impl->commit_pending();
+  return with_path(m_impl->m_path, [&] {
+    std::vector<ConfirmationRecord> records;
+    for (const auto& row :
+         m_impl->read_optional<schema::ConfirmationRow>(m_impl->m_confirmations, m_impl->m_types.confirmation))
+      records.push_back(schema::from_row(row));
+    return records;
+  });
 }
 
 std::int64_t Store::add_test_suite(const TestSuite& suite) {

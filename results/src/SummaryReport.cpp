@@ -10,10 +10,13 @@
 namespace flotilla::results {
 namespace {
 
-// How many times better the best is than the baseline (>1 is an improvement either way).
+// How many times better the winner is than the baseline (>1 is an improvement either way): the
+// confirmed ratio when the winner was confirmed, else the ratio of medians.
 std::optional<double> gain(const CampaignSummary& s) {
   if (!s.best || !s.baseline) return std::nullopt;
-  double best = *s.candidates[*s.best].objective;
+  const auto& b = s.candidates[*s.best];
+  if (s.best_confirmed) return b.confirmation->result.ratio;
+  double best = *b.objective;
   auto base = s.candidates[*s.baseline].objective;
   if (!base || *base == 0 || best == 0) return std::nullopt;
   return s.campaign.direction == "minimize" ? *base / best : best / *base;
@@ -23,14 +26,107 @@ std::string objective_text(const CandidateSummary& c) {
   return c.objective ? fmt::format("{:.4g}", *c.objective) : std::string("-");
 }
 
-nlohmann::json candidate_json(const CandidateSummary& c) {
+std::string interval_text(const CandidateSummary& c) {
+  return c.interval ? fmt::format("[{:.4g}, {:.4g}]", c.interval->low, c.interval->high) : std::string("-");
+}
+
+std::string ratio_text(const stats::Confirmation& r) {
+  return fmt::format("{:.3g}x [{:.3g}, {:.3g}]", r.ratio, r.low, r.high);
+}
+
+// "confirmed faster: 2.61x [2.48, 2.75] over the baseline in 17 pairs"
+std::string confirmation_text(const ConfirmationSummary& c) {
+  const auto& r = c.result;
+  if (r.verdict == stats::Verdict::failed) return fmt::format("{}: {}", to_string(r.verdict), c.reason);
+  if (r.verdict == stats::Verdict::pending) return fmt::format("confirmation pending after {} pairs", r.pairs);
+  return fmt::format("{}: {} over the baseline in {} pairs", to_string(r.verdict), ratio_text(r), r.pairs);
+}
+
+// The short form for the table: "faster 2.61x", "n.s. 1.01x", "slower 0.92x", "failed".
+std::string verdict_cell(const CandidateSummary& c) {
+  if (!c.confirmation) return "";
+  const auto& r = c.confirmation->result;
+  switch (r.verdict) {
+    case stats::Verdict::faster: return fmt::format("faster {:.3g}x", r.ratio);
+    case stats::Verdict::no_difference: return fmt::format("n.s. {:.3g}x", r.ratio);
+    case stats::Verdict::slower: return fmt::format("slower {:.3g}x", r.ratio);
+    case stats::Verdict::failed: return "failed";
+    case stats::Verdict::pending: return "pending";
+  }
+  return "";
+}
+
+nlohmann::json confirmation_json(const ConfirmationSummary& c, const CampaignInfo& info) {
+  const auto& r = c.result;
+  nlohmann::json j = {{"verdict", stats::verdict_key(r.verdict)}, {"words", to_string(r.verdict)},
+                      {"reference", c.reference},  {"pairs", r.pairs}, {"looks", r.looks},
+                      {"ratio", r.ratio},          {"low", r.low},     {"high", r.high},
+                      {"confidence", info.confirm_confidence}, {"min_effect", info.confirm_min_effect}};
+  if (!c.reason.empty()) j["reason"] = c.reason;
+  return j;
+}
+
+nlohmann::json candidate_json(const CandidateSummary& c, const CampaignInfo& info) {
   nlohmann::json j = {{"id", c.record.id},          {"round", c.record.round},
                       {"origin", c.record.origin},  {"config", c.record.config},
                       {"status", to_string(c.status)}, {"spread", c.spread},
-                      {"metrics", c.metrics}};
+                      {"repeats", c.repeats_done},  {"metrics", c.metrics}};
   j["objective"] = c.objective ? nlohmann::json(*c.objective) : nlohmann::json(nullptr);
+  j["interval"] = c.interval ? nlohmann::json{{"low", c.interval->low}, {"high", c.interval->high},
+                                              {"coverage", c.interval->coverage}}
+                             : nlohmann::json(nullptr);
+  j["confirmation"] = c.confirmation ? confirmation_json(*c.confirmation, info) : nlohmann::json(nullptr);
   if (!c.reason.empty()) j["reason"] = c.reason;
   return j;
+}
+
+std::string best_line(const CampaignSummary& s) {
+  const auto& info = s.campaign;
+  if (!s.best) return "best       none verified yet\n";
+  const auto& b = s.candidates[*s.best];
+  std::string what = s.best_verified ? "verified" : "unverified: no evaluate stage";
+  if (s.best == s.baseline)
+    what += s.confirming ? "; the baseline itself: nothing is confirmed faster" : ", the baseline itself: nothing verified beats it";
+  else if (s.best_confirmed)
+    what += "; " + confirmation_text(*b.confirmation);
+  else if (auto g = gain(s))
+    what += fmt::format(", {:.2f}x baseline by median (not confirmed: confirmation is off)", *g);
+  return fmt::format("best       {} {} ({})   {}\n", info.objective, objective_text(b), what, b.record.config);
+}
+
+// Why the best candidate by median is not the winner.
+std::string unconfirmed_line(const CampaignSummary& s) {
+  if (!s.best_unconfirmed) return "";
+  const auto& c = s.candidates[*s.best_unconfirmed];
+  const std::string why = c.confirmation ? confirmation_text(*c.confirmation) : "not confirmed";
+  return fmt::format("not chosen candidate {} ({} {} {}, {}): {}\n", c.record.id, s.campaign.objective,
+                     objective_text(c), interval_text(c), to_string(c.status), why);
+}
+
+std::string noise_line(const CampaignSummary& s) {
+  if (!s.noise_cv) return "";
+  const auto& b = s.candidates[*s.baseline];
+  std::string out = fmt::format("noise      baseline CV {:.1f}% over {} repeats (robust: 1.4826 MAD / median)",
+                                100 * *s.noise_cv, b.repeats_done);
+  if (s.resolvable_gain)
+    out += fmt::format("; confirmation resolves gains above about {:.3g}x within {} pairs", *s.resolvable_gain,
+                       s.campaign.confirm_max_pairs);
+  out += "\n";
+  if (s.too_noisy)
+    out += fmt::format("warning    too noisy to resolve the {:.3g}% minimum effect: use resources.slots = 1, "
+                       "explore.exclusive = true, a longer benchmark, or more pairs (confirm.max_pairs)\n",
+                       100 * s.campaign.confirm_min_effect);
+  return out;
+}
+
+std::string cost_line(const CampaignSummary& s) {
+  std::size_t confirmations = 0;
+  int pairs = 0;
+  for (const auto& c : s.candidates)
+    if (c.confirmation) ++confirmations, pairs += c.confirmation->result.pairs;
+  if (s.repeats_extra == 0 && confirmations == 0 && s.warmups == 0) return "";
+  return fmt::format("cost       {} adaptive repeats; {} confirmation{} ({} pairs, {} runs); {} warm-up runs\n",
+                     s.repeats_extra, confirmations, confirmations == 1 ? "" : "s", pairs, s.confirm_runs, s.warmups);
 }
 
 }  // namespace
@@ -48,28 +144,28 @@ std::string summary_text(const CampaignSummary& s, std::size_t top_k) {
                      s.count(CandidateStatus::pending), s.trials, s.failed_trials);
   if (s.baseline) {
     const auto& b = s.candidates[*s.baseline];
-    out += fmt::format("baseline   {} {} ({})   {}\n", info.objective, objective_text(b), to_string(b.status), b.record.config);
+    out += fmt::format("baseline   {} {} {} ({})   {}\n", info.objective, objective_text(b), interval_text(b),
+                       to_string(b.status), b.record.config);
   }
-  if (s.best) {
-    const auto& b = s.candidates[*s.best];
-    auto g = gain(s);
-    std::string note = s.best == s.baseline ? ", the baseline itself: nothing verified beats it"
-                       : g                     ? fmt::format(", {:.2f}x baseline", *g)
-                                               : "";
-    out += fmt::format("best       {} {} ({}{})   {}\n", info.objective, objective_text(b),
-                       s.best_verified ? "verified" : "unverified: no evaluate stage", note, b.record.config);
-  } else {
-    out += "best       none verified yet\n";
-  }
+  out += best_line(s);
+  out += unconfirmed_line(s);
+  out += noise_line(s);
+  out += cost_line(s);
   auto ranking = s.ranking();
   if (!ranking.empty()) {
-    out += fmt::format("\ntop {}\n  {:>4}  {:>5}  {:>10}  {:>7}  {:<12}  {}\n", std::min(top_k, ranking.size()), "rank",
-                       "id", info.objective, "spread", "status", "configuration");
+    out += fmt::format("\ntop {}\n  {:>4}  {:>5}  {:>10}  {:<20}  {:>7}  {:<12}  {:<14}  {}\n", std::min(top_k, ranking.size()),
+                       "rank", "id", info.objective, "interval", "spread", "status", "confirmation", "configuration");
     for (std::size_t r = 0; r < ranking.size() && r < top_k; ++r) {
       const auto& c = s.candidates[ranking[r]];
-      out += fmt::format("  {:>4}  {:>5}  {:>10}  {:>6.1f}%  {:<12}  {}\n", r + 1, c.record.id, objective_text(c),
-                         100 * c.spread, to_string(c.status), c.record.config);
+      out += fmt::format("  {:>4}  {:>5}  {:>10}  {:<20}  {:>6.1f}%  {:<12}  {:<14}  {}\n", r + 1, c.record.id,
+                         objective_text(c), interval_text(c), 100 * c.spread, to_string(c.status), verdict_cell(c),
+                         c.record.config);
     }
+    const auto& first = s.candidates[ranking.front()];
+    if (first.interval)
+      out += fmt::format("  interval: the median's distribution-free interval, {:.1f}% coverage at {} repeats "
+                         "(95% needs 6); confirmation: interleaved pairs against the baseline\n",
+                         100 * first.interval->coverage, first.repeats_done);
   }
   std::vector<const CandidateSummary*> rolled;
   for (const auto& c : s.candidates)
@@ -90,7 +186,10 @@ std::string summary_json(const CampaignSummary& s, std::size_t top_k) {
   nlohmann::json j;
   j["campaign"] = {{"name", info.name},       {"objective", info.objective}, {"direction", info.direction},
                    {"seed", info.seed},       {"repeats", info.repeats},     {"shards", info.shards}, {"test_gate", info.test_gate},
-                   {"host", info.host},       {"flotilla_version", info.flotilla_version}, {"created", info.created}};
+                   {"host", info.host},       {"flotilla_version", info.flotilla_version}, {"created", info.created},
+                   {"schema", info.schema},
+                   {"confirmation", {{"enabled", info.confirm_max_pairs > 0}, {"confidence", info.confirm_confidence},
+                                     {"min_effect", info.confirm_min_effect}, {"max_pairs", info.confirm_max_pairs}}}};
   j["progress"] = {{"candidates", s.candidates.size()},
                    {"verified", s.count(CandidateStatus::verified)},
                    {"rolled_back", s.count(CandidateStatus::rolled_back)},
@@ -98,18 +197,39 @@ std::string summary_json(const CampaignSummary& s, std::size_t top_k) {
                    {"explore_failed", s.count(CandidateStatus::explore_failed)},
                    {"pending", s.count(CandidateStatus::pending)},
                    {"trials", s.trials},
-                   {"failed_trials", s.failed_trials}};
-  j["baseline"] = s.baseline ? candidate_json(s.candidates[*s.baseline]) : nlohmann::json(nullptr);
-  j["best"] = s.best ? candidate_json(s.candidates[*s.best]) : nlohmann::json(nullptr);
+                   {"failed_trials", s.failed_trials},
+                   {"confirmed_faster", s.confirmed_count(stats::Verdict::faster)},
+                   {"no_significant_difference", s.confirmed_count(stats::Verdict::no_difference)},
+                   {"confirmed_slower", s.confirmed_count(stats::Verdict::slower)},
+                   {"confirmations_failed", s.confirmed_count(stats::Verdict::failed)}};
+  j["baseline"] = s.baseline ? candidate_json(s.candidates[*s.baseline], info) : nlohmann::json(nullptr);
+  j["best"] = s.best ? candidate_json(s.candidates[*s.best], info) : nlohmann::json(nullptr);
   j["best_verified"] = s.best_verified;
+  j["best_confirmed"] = s.best_confirmed;
+  // One word for scripts: what the headline rests on.
+  j["verdict"] = !s.best                 ? "none"
+                 : s.best_confirmed      ? "confirmed faster"
+                 : s.best == s.baseline  ? "baseline"
+                 : s.confirming          ? "unconfirmed"
+                                         : "median";
+  j["best_unconfirmed"] =
+      s.best_unconfirmed ? candidate_json(s.candidates[*s.best_unconfirmed], info) : nlohmann::json(nullptr);
   auto g = gain(s);
   j["gain_over_baseline"] = g ? nlohmann::json(*g) : nlohmann::json(nullptr);
+  j["gain_interval"] = s.best_confirmed ? nlohmann::json{{"low", s.candidates[*s.best].confirmation->result.low},
+                                                         {"high", s.candidates[*s.best].confirmation->result.high}}
+                                        : nlohmann::json(nullptr);
+  j["noise"] = {{"baseline_cv", s.noise_cv ? nlohmann::json(*s.noise_cv) : nlohmann::json(nullptr)},
+                {"resolvable_gain", s.resolvable_gain ? nlohmann::json(*s.resolvable_gain) : nlohmann::json(nullptr)},
+                {"too_noisy", s.too_noisy}};
+  j["cost"] = {{"repeats_extra", s.repeats_extra}, {"confirm_runs", s.confirm_runs}, {"warmups", s.warmups}};
   j["top"] = nlohmann::json::array();
   auto ranking = s.ranking();
-  for (std::size_t r = 0; r < ranking.size() && r < top_k; ++r) j["top"].push_back(candidate_json(s.candidates[ranking[r]]));
+  for (std::size_t r = 0; r < ranking.size() && r < top_k; ++r)
+    j["top"].push_back(candidate_json(s.candidates[ranking[r]], info));
   j["rolled_back"] = nlohmann::json::array();
   for (const auto& c : s.candidates)
-    if (c.status == CandidateStatus::rolled_back) j["rolled_back"].push_back(candidate_json(c));
+    if (c.status == CandidateStatus::rolled_back) j["rolled_back"].push_back(candidate_json(c, info));
   j["failures_by_reason"] = s.failures_by_reason;
   return j.dump();
 }

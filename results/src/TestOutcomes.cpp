@@ -20,7 +20,7 @@ constexpr double kDurationStep = 1.07;  // 7% per step: 254 steps reach about 8 
 void classify(TestDiff& diff, std::int64_t index, std::uint8_t reference, std::uint8_t candidate) {
   const TestOutcome before = effective_outcome(reference);
   const TestOutcome after = effective_outcome(candidate);
-  if (before == TestOutcome::pass && is_failure(after)) diff.regressions.push_back(index);
+  if (before == TestOutcome::pass && after != TestOutcome::pass) diff.regressions.push_back(index);
   if (is_failure(before) && after == TestOutcome::pass) diff.fixes.push_back(index);
 }
 
@@ -102,6 +102,10 @@ TestDiff diff_outcomes(std::span<const std::uint8_t> reference, std::span<const 
   }
   diff.only_in_reference = static_cast<std::int64_t>(reference.size() - common);
   diff.only_in_candidate = static_cast<std::int64_t>(candidate.size() - common);
+  // A shared suite has one size; a shorter array can only come from a damaged record, and a
+  // reference pass beyond the candidate's end is then a test the candidate does not have.
+  for (std::size_t i = common; i < reference.size(); ++i)
+    if (effective_outcome(reference[i]) == TestOutcome::pass) diff.dropped.push_back(static_cast<std::int64_t>(i));
   return diff;
 }
 
@@ -117,6 +121,7 @@ TestDiff diff_outcomes(const TestSuite& reference_suite, std::span<const std::ui
   }
   TestDiff diff;
   std::int64_t matched = 0;
+  std::vector<bool> seen(reference_suite.names.size(), false);
   for (std::size_t i = 0; i < candidate_suite.names.size(); ++i) {
     const auto found = reference_index.find(candidate_suite.names[i]);
     if (found == reference_index.end()) {
@@ -124,21 +129,44 @@ TestDiff diff_outcomes(const TestSuite& reference_suite, std::span<const std::ui
       continue;
     }
     ++matched;
+    seen[found->second] = true;
     classify(diff, static_cast<std::int64_t>(i), reference[found->second], candidate[i]);
   }
   diff.only_in_reference = static_cast<std::int64_t>(reference_suite.names.size()) - matched;
+  for (std::size_t i = 0; i < seen.size(); ++i)
+    if (!seen[i] && effective_outcome(reference[i]) == TestOutcome::pass) diff.dropped.push_back(static_cast<std::int64_t>(i));
   return diff;
 }
 
+std::vector<std::int64_t> failing_tests(std::span<const std::uint8_t> outcomes) {
+  std::vector<std::int64_t> failing;
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    const TestOutcome outcome = effective_outcome(outcomes[i]);
+    if (is_failure(outcome) || outcome == TestOutcome::not_run) failing.push_back(static_cast<std::int64_t>(i));
+  }
+  return failing;
+}
+
+std::string name_list(const std::vector<std::string>& names, std::size_t total) {
+  std::string text;
+  for (std::size_t i = 0; i < names.size(); ++i) text += (i ? ", " : "") + names[i];
+  if (total > names.size()) text += fmt::format(" and {} more", total - names.size());
+  return text;
+}
+
 GateVerdict decide_gate(TestGate gate, const TestSummary& candidate, const TestSummary* baseline,
-                        const TestDiff* against_baseline) {
+                        const TestDiff* against_baseline, const GateNames& names) {
   const std::int64_t failing = candidate.fail + candidate.error + candidate.timeout;
+  const auto named = [&](std::size_t total) {
+    return names.tests.empty() ? std::string() : ": " + name_list(names.tests, total);
+  };
   if (gate == TestGate::all_pass) {
     if (candidate.total == 0) return {false, "no tests were found"};
     if (failing > 0 || candidate.not_run > 0) {
-      return {false, fmt::format("{} of {} tests failed ({} fail, {} error, {} timeout, {} not run)",
+      return {false, fmt::format("{} of {} tests failed ({} fail, {} error, {} timeout, {} not run){}",
                                  failing + candidate.not_run, candidate.total, candidate.fail, candidate.error,
-                                 candidate.timeout, candidate.not_run)};
+                                 candidate.timeout, candidate.not_run,
+                                 named(static_cast<std::size_t>(failing + candidate.not_run)))};
     }
     return {true, ""};
   }
@@ -149,12 +177,8 @@ GateVerdict decide_gate(TestGate gate, const TestSummary& candidate, const TestS
   // A suite that ran nothing (a wrong filter or test directory) proves nothing, even against a
   // baseline that ran nothing either.
   if (candidate.total == 0) return {false, "no tests were found"};
-  if (!against_baseline->regressions.empty()) {
-    const auto n = against_baseline->regressions.size();
-    return {false, fmt::format("{} regression{} against the baseline", n, n == 1 ? "" : "s")};
-  }
-  if (candidate.pass < baseline->pass) {
-    return {false, fmt::format("{} tests pass, fewer than the baseline's {}", candidate.pass, baseline->pass)};
+  if (const auto n = against_baseline->regression_count(); n > 0) {
+    return {false, fmt::format("{} regression{} against the baseline{}", n, n == 1 ? "" : "s", named(n))};
   }
   return {true, ""};
 }

@@ -85,6 +85,10 @@ TestReport make_test_report(const TestSuite& suite, const CandidateTests& tests,
                       ? diff_outcomes(reference->outcomes, tests.outcomes)
                       : diff_outcomes(*reference_suite, reference->outcomes, suite, tests.outcomes);
     report.regressions = names_of(suite, report.diff->regressions, limits.names);
+    // A test the reference passed that this candidate's suite lacks is a regression too.
+    for (auto i : report.diff->dropped)
+      if (report.regressions.size() < limits.names)
+        report.regressions.push_back(reference_suite->names[static_cast<std::size_t>(i)] + " (absent)");
     report.fixes = names_of(suite, report.diff->fixes, limits.names);
   }
   for (std::size_t i = 0; i < tests.outcomes.size() && report.flaky.size() < limits.names; ++i) {
@@ -100,7 +104,7 @@ std::string test_report_text(const TestReport& r) {
   if (r.summary.flaky > 0) out += fmt::format("flaky      {} (failed, then passed on the re-run)\n", r.summary.flaky);
   if (r.reference) {
     out += fmt::format("reference  candidate {}: {}\n", *r.reference, summary_line(*r.reference_summary));
-    out += fmt::format("versus     {} regressions, {} fixes, pass count {:+}", r.diff->regressions.size(),
+    out += fmt::format("versus     {} regressions, {} fixes, pass count {:+}", r.diff->regression_count(),
                        r.diff->fixes.size(), r.summary.pass - r.reference_summary->pass);
     if (r.diff->only_in_reference || r.diff->only_in_candidate) {
       out += fmt::format(" · {} tests only in the reference, {} only here", r.diff->only_in_reference,
@@ -115,7 +119,7 @@ std::string test_report_text(const TestReport& r) {
     for (const auto& name : names) out += "  " + name + "\n";
   };
   if (r.diff) {
-    list("regressions", r.regressions, r.diff->regressions.size());
+    list("regressions", r.regressions, r.diff->regression_count());
     list("fixes", r.fixes, r.diff->fixes.size());
   }
   list("flaky", r.flaky, static_cast<std::size_t>(r.summary.flaky));
@@ -137,7 +141,8 @@ std::string test_report_json(const TestReport& r) {
   nlohmann::json j = {{"candidate", r.candidate}, {"summary", summary_json(r.summary)}, {"flaky", r.flaky}};
   if (r.reference) {
     j["reference"] = {{"candidate", *r.reference}, {"summary", summary_json(*r.reference_summary)}};
-    j["regressions"] = {{"count", r.diff->regressions.size()}, {"names", r.regressions}};
+    j["regressions"] = {{"count", r.diff->regression_count()}, {"dropped", r.diff->dropped.size()},
+                        {"names", r.regressions}};
     j["fixes"] = {{"count", r.diff->fixes.size()}, {"names", r.fixes}};
     j["only_in_reference"] = r.diff->only_in_reference;
     j["only_in_candidate"] = r.diff->only_in_candidate;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -66,7 +67,9 @@ std::string fingerprint_difference(const std::string& recorded, const std::strin
 class CampaignRunner {
  public:
   CampaignRunner(const Settings& s, const RunOptions& o, std::ostream& out, std::ostream& err)
-      : m_s(s), m_out(out), m_err(err), m_progress(err, o.live_progress), m_suite(s, o.path_prepend) {
+      : m_s(s), m_out(out), m_err(err), m_progress(err, o.live_progress), m_suite(s, o.path_prepend, [this](std::int64_t id) {
+          return task_values(id, results::TrialKind::evaluate, 0);
+        }) {
     jobs::SlurmResources slurm{.client = s.slurm.client, .shape = s.slurm.explore,
                                .stages = {{"explore", s.slurm.explore}, {"evaluate", s.slurm.evaluate}},
                                .workdir = s.slurm.jobs_dir, .job_prefix = s.name, .max_attempts = s.max_attempts,
@@ -78,7 +81,7 @@ class CampaignRunner {
       m_progress.note(fmt::format("flotilla: {}", message));
     };
     m_backend = jobs::make_backend(
-        {.name = s.backend, .slots = s.slots, .ranks = s.ranks, .path_prepend = o.path_prepend,
+        {.name = s.backend, .slots = s.slots, .pin = s.pin, .ranks = s.ranks, .path_prepend = o.path_prepend,
          .slurm = std::move(slurm), .notice = notice});
     m_strategy = search::make_strategy({.name = s.strategy, .seed = s.seed, .maximize = s.maximize}, s.space);
   }
@@ -114,6 +117,8 @@ class CampaignRunner {
             m_s.results.string(), fingerprint_difference(info.fingerprint, m_s.fingerprint())));
       m_candidates = m_store->candidates();
       m_trials = m_store->trials();
+      for (const auto& e : m_store->estimates()) m_estimated.insert({e.candidate, e.repeats});
+      for (const auto& c : m_store->confirmations()) m_confirmed.insert(c.candidate);
       for (const auto& c : m_candidates) m_configs.push_back(m_s.space.parse_configuration(c.config));
       m_err << fmt::format("resuming {}: {} candidates and {} trials recorded\n", m_s.results.string(),
                            m_candidates.size(), m_trials.size());
@@ -126,7 +131,9 @@ class CampaignRunner {
                                               : m_s.require == results::TestGate::all_pass ? "all_pass"
                                                                                            : "no_regression",
                                  .seed = m_s.seed, .flotilla_version = FLOTILLA_VERSION, .host = jobs::host_name(),
-                                 .created = now_seconds()};
+                                 .created = now_seconds(), .confirm_confidence = m_s.confirm_confidence,
+                                 .confirm_min_effect = m_s.confirm_min_effect,
+                                 .confirm_max_pairs = m_s.confirm ? m_s.confirm_max_pairs : 0};
       m_store.emplace(results::Store::create(m_s.results, info));
       m_store->add_event({now_seconds(), "campaign_started", fmt::format("pid {}", getpid())});
       // Reports and discoveries left by an earlier campaign of the same name belong to another
@@ -143,6 +150,9 @@ class CampaignRunner {
     if (m_candidates.empty() && m_s.baseline)
       add_candidates(0, {m_s.space.parse_configuration(*m_s.baseline)}, "baseline");
     m_suite.set_reference(&*m_store, baseline_id());
+    // A writer killed between a confirmation's pairs and its record: the pairs decide it again.
+    for (const auto& c : summary.candidates)
+      if (c.confirmation) record_confirmation(c);
   }
 
   static std::optional<double> told_value(const results::CandidateSummary& c) {
@@ -200,13 +210,18 @@ class CampaignRunner {
     } else {
       run_phase(round, "explore", ids, results::TrialKind::explore, m_s.repeats);
     }
+    run_adaptive_repeats(round, ids);
     auto summary = summarize();
+    record_estimates(summary, ids);
     std::vector<results::CandidateSummary> in_round;
     for (auto id : ids) {
       in_round.push_back(summary.candidates[static_cast<std::size_t>(id)]);
       m_strategy->tell(m_configs[static_cast<std::size_t>(id)], told_value(in_round.back()));
     }
-    if (m_s.evaluate_command.empty()) return {};
+    if (m_s.evaluate_command.empty()) {
+      confirm_round(round);
+      return {};
+    }
     if (pipelined) {
       run_test_gates(round, ids);
       record_decisions(ids);
@@ -221,9 +236,98 @@ class CampaignRunner {
       std::optional<double> incumbent;
       if (summary_now.best && summary_now.best_verified) incumbent = summary_now.candidates[*summary_now.best].objective;
       auto chosen = next_evaluations(current, m_s.gate, m_s.maximize, incumbent);
-      if (chosen.empty()) return {};
+      if (chosen.empty()) break;
       evaluate(round, chosen);
     }
+    confirm_round(round);
+    return {};
+  }
+
+  // The objective every contender is measured against: the winner's (the best confirmed, or
+  // the best verified without confirmation), else the baseline's.
+  std::optional<double> incumbent_objective(const results::CampaignSummary& summary) const {
+    if (summary.best && summary.candidates[*summary.best].objective) return summary.candidates[*summary.best].objective;
+    if (summary.baseline) return summary.candidates[*summary.baseline].objective;
+    return std::nullopt;
+  }
+
+  // Racing (Planning.h, more_repeats): waves of `repeats` more repeats for the candidates whose interval
+  // still contains the incumbent's objective, until none does or they reach max_repeats.
+  void run_adaptive_repeats(int round, const std::vector<std::int64_t>& ids) {
+    for (;;) {
+      const auto summary = summarize();
+      std::vector<results::CandidateSummary> in_round;
+      for (auto id : ids) in_round.push_back(summary.candidates[static_cast<std::size_t>(id)]);
+      const auto more = more_repeats(in_round, incumbent_objective(summary), m_s.repeats, m_s.max_repeats);
+      if (more.empty()) return;
+      std::vector<std::vector<const results::TrialRecord*>> recorded(m_candidates.size());
+      for (const auto& t : m_trials) recorded[static_cast<std::size_t>(t.candidate)].push_back(&t);
+      std::vector<jobs::TaskSpec> specs;
+      std::vector<std::string> named;
+      for (const auto& m : more) {
+        for (int index : missing_indices(recorded[static_cast<std::size_t>(m.candidate)], results::TrialKind::explore,
+                                         m.total))
+          specs.push_back(make_task(m.candidate, results::TrialKind::explore, index));
+        named.push_back(fmt::format("{}", m.candidate));
+      }
+      m_store->add_event({now_seconds(), "repeats_added",
+                          fmt::format("round {}: candidates {}: their intervals contain the incumbent's {}", round,
+                                      fmt::join(named, " "), m_s.objective)});
+      run_tasks(round, "explore (adaptive repeats)", std::move(specs));
+    }
+  }
+
+  // Each explored candidate's estimate, once its exploration is final (recorded again only if a
+  // resumed campaign added repeats).
+  void record_estimates(const results::CampaignSummary& summary, const std::vector<std::int64_t>& ids) {
+    results::Store::Group group(*m_store);
+    for (auto id : ids) {
+      const auto& c = summary.candidates[static_cast<std::size_t>(id)];
+      if (!c.interval || !m_estimated.insert({id, c.repeats_done}).second) continue;
+      m_store->add_estimate({.candidate = id, .repeats = c.repeats_done, .estimate = c.interval->estimate,
+                             .low = c.interval->low, .high = c.interval->high, .coverage = c.interval->coverage,
+                             .time = now_seconds()});
+    }
+    group.commit();
+  }
+
+  // The performance half of verification (docs/verdicts.md): the best candidates that would
+  // beat the winner are measured against the baseline in interleaved pairs, one at a time, until
+  // one is confirmed faster.
+  void confirm_round(int round) {
+    if (!m_s.confirm) return;
+    const auto reference = baseline_id();
+    if (!reference) return;
+    auto summary = summarize();
+    if (!summary.candidates[static_cast<std::size_t>(*reference)].objective) return;  // nothing to compare with
+    for (auto id : confirmation_candidates(summary, incumbent_objective(summary), m_s.confirm_tries)) {
+      run_tasks(round, "confirm", {make_task(id, results::TrialKind::confirm, 0)});
+      summary = summarize();
+      const auto& c = summary.candidates[static_cast<std::size_t>(id)];
+      if (c.confirmation) record_confirmation(c);
+      if (c.confirmed_faster()) break;
+    }
+  }
+
+  // The confirmation's record and event, once per candidate.
+  void record_confirmation(const results::CandidateSummary& c) {
+    if (!c.confirmation || c.confirmation->result.verdict == results::stats::Verdict::pending) return;
+    if (!m_confirmed.insert(c.record.id).second) return;
+    const auto& r = c.confirmation->result;
+    results::Store::Group group(*m_store);
+    m_store->add_confirmation({.candidate = c.record.id, .reference = c.confirmation->reference,
+                               .verdict = std::string(results::stats::verdict_key(r.verdict)), .pairs = r.pairs,
+                               .looks = r.looks, .ratio = r.ratio, .low = r.low, .high = r.high,
+                               .confidence = m_s.confirm_confidence, .min_effect = m_s.confirm_min_effect,
+                               .time = now_seconds(), .reason = c.confirmation->reason});
+    const auto words = r.verdict == results::stats::Verdict::failed
+                           ? fmt::format("{}: {}", results::stats::to_string(r.verdict), c.confirmation->reason)
+                           : fmt::format("{}: {:.4g}x [{:.4g}, {:.4g}] over the baseline in {} pairs",
+                                         results::stats::to_string(r.verdict), r.ratio, r.low, r.high, r.pairs);
+    m_store->add_event({now_seconds(), r.verdict == results::stats::Verdict::faster ? "confirmed" : "not_confirmed",
+                        fmt::format("candidate {}: {}", c.record.id, words)});
+    group.commit();
+    m_progress.note(fmt::format("candidate {}: {}", c.record.id, words));
   }
 
   void evaluate(int round, const std::vector<std::int64_t>& ids) {
@@ -300,6 +404,10 @@ class CampaignRunner {
     for (const auto& part : parts)
       for (auto id : part.ids) {
         if (part.kind == results::TrialKind::evaluate && explore_outcome(id) == false) continue;
+        // Warm-ups first: the local backend starts tasks in submission order.
+        if (part.kind == results::TrialKind::explore)
+          for (int index : missing_indices(recorded[static_cast<std::size_t>(id)], results::TrialKind::warmup, m_s.warmup))
+            specs.push_back(make_task(id, results::TrialKind::warmup, index));
         for (int index : missing_indices(recorded[static_cast<std::size_t>(id)], part.kind, part.count))
           specs.push_back(make_task(id, part.kind, index));
       }
@@ -336,19 +444,111 @@ class CampaignRunner {
   }
 
   jobs::TaskSpec make_task(std::int64_t id, results::TrialKind kind, int index, int attempt = 0) {
-    auto values = task_values(id, kind, index);
-    const bool explore = kind == results::TrialKind::explore;
-    if (!explore && m_suite.active()) m_suite.add_shard_values(values, id, index, attempt);
+    if (kind == results::TrialKind::confirm) return make_confirm_task(id, attempt);
+    // A warm-up runs the benchmark command as a repeat does, with no objective required.
+    const bool bench = kind == results::TrialKind::explore || kind == results::TrialKind::warmup;
+    auto values = task_values(id, bench ? results::TrialKind::explore : kind, index);
+    if (!bench && m_suite.active()) m_suite.add_shard_values(values, id, index, attempt);
     auto spec = jobs::TaskSpec{.id = encode_task_id({id, kind, index}),
-                          .argv = jobs::render_argv(explore ? m_s.explore_command : m_s.evaluate_command, values),
-                          .timeout = explore ? m_s.explore_timeout : m_s.evaluate_timeout,
-                          .objective = explore ? m_s.objective : std::string(),
+                          .argv = jobs::render_argv(bench ? m_s.explore_command : m_s.evaluate_command, values),
+                          .timeout = bench ? m_s.explore_timeout : m_s.evaluate_timeout,
+                          .objective = kind == results::TrialKind::explore ? m_s.objective : std::string(),
                           .attempt = attempt,
-                          .resources = explore ? "explore" : "evaluate",
-                          .after = explore ? "" : "explore",
-                          .array_index = explore ? -1 : index};
-    if (!explore && m_suite.active()) m_suite.finish_shard_task(spec, id, index, attempt);
+                          .exclusive = bench && m_s.explore_exclusive,
+                          .resources = bench ? "explore" : "evaluate",
+                          .after = bench ? "" : "explore",
+                          .array_index = bench ? -1 : index};
+    if (!bench && m_suite.active()) m_suite.finish_shard_task(spec, id, index, attempt);
     return spec;
+  }
+
+  // A confirmation is one task (flotilla-pairs): the candidate's and the baseline's benchmark
+  // commands, in pairs, in a seeded random order, alone in one slot (one rank of one job under
+  // mpi and Slurm), stopping at the first look that decides.
+  jobs::TaskSpec make_confirm_task(std::int64_t id, int attempt) {
+    const auto reference = *baseline_id();
+    auto candidate = jobs::render_argv(m_s.explore_command, task_values(id, results::TrialKind::explore, 0));
+    auto baseline = jobs::render_argv(m_s.explore_command, task_values(reference, results::TrialKind::explore, 0));
+    std::vector<std::string> argv = {"flotilla-pairs",
+                                     "--objective", m_s.objective,
+                                     "--direction", m_s.maximize ? "maximize" : "minimize",
+                                     "--order", pair_order(m_s.seed, id, m_s.confirm_max_pairs),
+                                     "--timeout", std::to_string(m_s.explore_timeout.count()),
+                                     "--warmup", std::to_string(m_s.warmup),
+                                     "--confidence", fmt::format("{}", m_s.confirm_confidence),
+                                     "--min-effect", fmt::format("{}", m_s.confirm_min_effect),
+                                     "--max-pairs", std::to_string(m_s.confirm_max_pairs),
+                                     "--candidate", std::to_string(candidate.size())};
+    argv.insert(argv.end(), candidate.begin(), candidate.end());
+    argv.push_back("--reference");
+    argv.push_back(std::to_string(baseline.size()));
+    argv.insert(argv.end(), baseline.begin(), baseline.end());
+    // Each run has the explore timeout; the task as a whole has the sum, and a minute to spare.
+    const auto runs = 2 * (m_s.confirm_max_pairs + m_s.warmup);
+    const auto limit = m_s.explore_timeout.count() > 0 ? m_s.explore_timeout * runs + std::chrono::minutes(1)
+                                                       : std::chrono::milliseconds(0);
+    return jobs::TaskSpec{.id = encode_task_id({id, results::TrialKind::confirm, 0}), .argv = std::move(argv),
+                          .timeout = limit, .attempt = attempt, .exclusive = true, .resources = "explore"};
+  }
+
+  // "ABBAB...": pair i runs the candidate first (A) or the baseline first (B); from the seed.
+  static std::string pair_order(std::uint64_t seed, std::int64_t candidate, int pairs) {
+    std::uint64_t state = seed ^ (0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(candidate + 1));
+    std::string order;
+    for (int i = 0; i < pairs; ++i) {
+      state += 0x9e3779b97f4a7c15ULL;  // splitmix64
+      std::uint64_t z = state;
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+      order += ((z ^ (z >> 31)) >> 63) ? 'A' : 'B';
+    }
+    return order;
+  }
+
+  // A confirmation task's result as one trial per pair (index = pair), and one failed trial
+  // after them when the task failed: the pairs are what the verdict is computed from.
+  void record_pairs(const jobs::TaskResult& r) {
+    const auto key = decode_task_id(r.id);
+    std::map<int, std::map<std::string, double>> pairs;
+    for (const auto& [name, value] : r.metrics) {
+      if (!name.starts_with("pair.")) continue;
+      const auto dot = name.find('.', 5);
+      if (dot == std::string::npos) continue;
+      int index = -1;
+      const auto digits = std::string_view(name).substr(5, dot - 5);
+      if (std::from_chars(digits.data(), digits.data() + digits.size(), index).ec != std::errc{} || index < 0) continue;
+      pairs[index][name.substr(dot + 1)] = value;
+    }
+    const auto base = to_trial_record(r);
+    if (!base) return;
+    const double reference = static_cast<double>(*baseline_id());
+    int n = 0;
+    for (;; ++n) {
+      auto it = pairs.find(n);
+      if (it == pairs.end() || !it->second.contains("candidate") || !it->second.contains("reference")) break;
+      const double c = it->second["candidate"], b = it->second["reference"];
+      results::TrialRecord t = *base;
+      t.index = n;
+      t.status = results::TrialStatus::ok;
+      t.exit_code = 0;
+      t.reason.clear();
+      t.output_tail.clear();
+      t.objective = m_s.maximize ? c / b : b / c;
+      t.metrics = {{"candidate", c}, {"reference", b}, {"order", it->second["order"]}, {"reference_candidate", reference}};
+      if (m_store->add_trial(t)) m_trials.push_back(std::move(t));
+    }
+    if (r.status == jobs::TaskStatus::ok && n > 0) return;
+    results::TrialRecord failed = *base;
+    failed.index = n;
+    if (failed.status == results::TrialStatus::ok) failed.status = results::TrialStatus::failed;
+    failed.objective = std::nan("");
+    std::string detail;
+    std::istringstream lines(r.output_tail);
+    for (std::string line; std::getline(lines, line);)
+      if (line.starts_with("flotilla-pairs: pair")) detail = line.substr(16);
+    failed.reason = detail.empty() ? (r.reason.empty() ? "no pair was measured" : r.reason) : detail;
+    failed.metrics = {{"reference_candidate", reference}};
+    if (m_store->add_trial(failed)) m_trials.push_back(std::move(failed));
   }
 
   void record(const std::vector<jobs::TaskResult>& finished) {
@@ -370,6 +570,10 @@ class CampaignRunner {
       }
       if (should_requeue(r, m_s.max_attempts)) {
         requeue(r);
+        continue;
+      }
+      if (key.kind == results::TrialKind::confirm) {
+        record_pairs(r);
         continue;
       }
       auto t = *to_trial_record(r);
@@ -456,6 +660,8 @@ class CampaignRunner {
   std::vector<results::CandidateRecord> m_candidates;
   std::vector<search::Configuration> m_configs;
   std::vector<results::TrialRecord> m_trials;
+  std::set<std::pair<std::int64_t, int>> m_estimated;  // (candidate, repeats) with an estimate recorded
+  std::set<std::int64_t> m_confirmed;                  // candidates with a confirmation recorded
   std::set<std::int64_t> m_decided;
   std::set<std::int64_t> m_ran_evaluate;
   bool m_speculative = false;               // evaluations run alongside their explorations (pipelined)

@@ -9,14 +9,14 @@
 namespace flotilla::scheduler {
 
 std::uint64_t encode_task_id(const TaskKey& key) {
-  return static_cast<std::uint64_t>(key.candidate) << 24 | static_cast<std::uint64_t>(key.kind) << 23 |
+  return static_cast<std::uint64_t>(key.candidate) << 24 | static_cast<std::uint64_t>(key.kind) << 22 |
          static_cast<std::uint64_t>(key.index);
 }
 
 TaskKey decode_task_id(std::uint64_t id) {
   return TaskKey{.candidate = static_cast<std::int64_t>(id >> 24),
-                 .kind = static_cast<results::TrialKind>((id >> 23) & 1),
-                 .index = static_cast<int>(id & ((1u << 23) - 1))};
+                 .kind = static_cast<results::TrialKind>((id >> 22) & 3),
+                 .index = static_cast<int>(id & ((1u << 22) - 1))};
 }
 
 std::vector<int> missing_indices(const std::vector<const results::TrialRecord*>& recorded, results::TrialKind kind,
@@ -53,6 +53,40 @@ std::vector<std::int64_t> next_evaluations(const std::vector<results::CandidateS
     if (incumbent && !results::better(*c->objective, *incumbent, maximize)) break;  // ranked: the rest are worse
     ids.push_back(c->record.id);
   }
+  return ids;
+}
+
+std::vector<MoreRepeats> more_repeats(const std::vector<results::CandidateSummary>& round,
+                                      std::optional<double> incumbent, int step, int max_repeats) {
+  std::vector<MoreRepeats> more;
+  if (!incumbent) return more;
+  for (const auto& c : round) {
+    if (c.record.origin == "baseline" || c.status != results::CandidateStatus::explored || !c.interval) continue;
+    if (c.repeats_done >= max_repeats) continue;
+    const bool undecided = c.interval->low <= *incumbent && *incumbent <= c.interval->high;
+    if (undecided) more.push_back({c.record.id, std::min(max_repeats, c.repeats_done + step)});
+  }
+  return more;
+}
+
+std::vector<std::int64_t> confirmation_candidates(const results::CampaignSummary& summary,
+                                                  std::optional<double> threshold, int tries) {
+  using results::CandidateStatus;
+  const bool maximize = summary.campaign.direction != "minimize";
+  const bool evaluated = summary.campaign.shards > 0;
+  std::vector<const results::CandidateSummary*> eligible;
+  for (const auto& c : summary.candidates) {
+    if (c.record.origin == "baseline" || c.confirmation || !c.objective) continue;
+    if (c.status != (evaluated ? CandidateStatus::verified : CandidateStatus::explored)) continue;
+    if (threshold && !results::better(*c.objective, *threshold, maximize)) continue;
+    eligible.push_back(&c);
+  }
+  std::stable_sort(eligible.begin(), eligible.end(), [&](const auto* a, const auto* b) {
+    return results::better(*a->objective, *b->objective, maximize);
+  });
+  std::vector<std::int64_t> ids;
+  for (const auto* c : eligible)
+    if (static_cast<int>(ids.size()) < tries) ids.push_back(c->record.id);
   return ids;
 }
 

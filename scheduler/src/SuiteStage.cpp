@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -106,6 +107,23 @@ int run_to_files(std::vector<std::string> argv, const fs::path& out, const fs::p
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+// [evaluate] list's output: one test name a line; blank lines ignored, a name twice an error.
+std::vector<std::string> parse_listing(const std::string& text, const std::string& source) {
+  std::vector<std::string> names;
+  std::set<std::string> seen;
+  std::istringstream in(text);
+  int number = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++number;
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.pop_back();
+    if (line.empty()) continue;
+    if (!seen.insert(line).second)
+      throw suites::ReportError(fmt::format("{}:{}: test '{}' listed twice", source, number, line));
+    names.push_back(std::move(line));
+  }
+  return names;
+}
+
 std::string first_line(const std::string& text) {
   auto end = text.find('\n');
   return text.substr(0, end == std::string::npos ? text.size() : end);
@@ -188,6 +206,22 @@ std::vector<std::string> SuiteStage::candidate_files(std::int64_t candidate) {
   for (const auto& f : files) text += f + "\n";
   write_atomically(path, text);
   return files;
+}
+
+// The files of one shard, as assemble() checks them: each by its path relative to the working
+// directory (how it is shown) and the absolute path the shard's list gave the command.
+std::vector<std::vector<std::string>> SuiteStage::shard_files(std::int64_t candidate, int shard) {
+  const auto files = candidate_files(candidate);
+  const auto assignment = suites::assign_shards({}, files.size(), m_s.shards);
+  const fs::path here = fs::current_path();
+  std::vector<std::vector<std::string>> out;
+  for (auto i : suites::tests_of_shard(assignment, shard)) {
+    const std::string& absolute = files[static_cast<std::size_t>(i)];
+    const std::string relative = fs::path(absolute).lexically_relative(here).string();
+    out.push_back(relative.empty() || relative == absolute ? std::vector<std::string>{absolute}
+                                                           : std::vector<std::string>{relative, absolute});
+  }
+  return out;
 }
 
 void SuiteStage::record_shard_sizes(std::int64_t candidate, const std::vector<std::int32_t>& assignment) {
@@ -332,15 +366,17 @@ std::vector<std::int32_t> SuiteStage::ctest_assignment(std::int64_t candidate, c
 
 std::optional<std::vector<std::string>> SuiteStage::discovery(std::int64_t candidate,
                                                              const std::vector<std::string>& argv) {
-  if (m_s.suite != SuiteKind::gtest && m_s.suite != SuiteKind::ctest) return std::nullopt;
+  const bool listed = (m_s.suite == SuiteKind::junit || m_s.suite == SuiteKind::tap) && m_s.suite_list != "none" &&
+                      !m_s.suite_list.empty();
+  if (m_s.suite != SuiteKind::gtest && m_s.suite != SuiteKind::ctest && !listed) return std::nullopt;
   if (auto known = m_discovered.find(candidate); known != m_discovered.end()) return known->second;
   const bool gtest = m_s.suite == SuiteKind::gtest;
-  const char* list_option = gtest ? "--gtest_list_tests" : "--show-only=json-v1";
+  auto list_argv = argv;
+  if (listed) list_argv = jobs::render_argv(m_s.suite_list, m_list_values(candidate));
+  else list_argv.push_back(gtest ? "--gtest_list_tests" : "--show-only=json-v1");
   const fs::path listing = candidate_dir(candidate) / "discovery.txt";
   if (!fs::exists(listing)) {  // once per candidate; a resumed campaign reads the recorded listing
     fs::create_directories(candidate_dir(candidate));
-    auto list_argv = argv;
-    list_argv.push_back(list_option);
     const fs::path out = listing.string() + ".tmp", err = listing.string() + ".err";
     const int status = run_to_files(list_argv, out, err, m_s.evaluate_timeout, m_path_prepend);
     if (status != 0) {
@@ -349,15 +385,17 @@ std::optional<std::vector<std::string>> SuiteStage::discovery(std::int64_t candi
         stderr_text = first_line(read_text(err));
       } catch (const suites::ReportError&) {
       }
-      throw suites::ReportError(fmt::format("candidate {}: test discovery '{} {}' {}{}{} (stderr: {})", candidate,
-                                            fmt::join(argv, " "), list_option,
+      throw suites::ReportError(fmt::format("candidate {}: test {} '{}' {}{}{} (stderr: {})", candidate,
+                                            listed ? "listing ([evaluate] list)" : "discovery",
+                                            fmt::join(list_argv, " "),
                                             status < 0 ? "timed out" : fmt::format("ended with exit code {}", status),
                                             stderr_text.empty() ? "" : ": ", stderr_text, err.string()));
     }
     fs::rename(out, listing);
   }
-  auto names = gtest ? suites::parse_gtest_list(read_text(listing), listing.string())
-                     : suites::parse_ctest_list(read_text(listing), listing.string());
+  auto names = listed  ? parse_listing(read_text(listing), listing.string())
+               : gtest ? suites::parse_gtest_list(read_text(listing), listing.string())
+                       : suites::parse_ctest_list(read_text(listing), listing.string());
   // Kept for the candidate's shards (ctest divides them by it), until its verdict.
   return m_discovered.insert_or_assign(candidate, std::move(names)).first->second;
 }
@@ -366,16 +404,16 @@ suites::Assembled SuiteStage::assemble(std::int64_t candidate, const std::vector
                                        const std::vector<results::TrialRecord>& trials) {
   const auto latest = latest_evaluations(candidate, trials);
   const auto discovered = discovery(candidate, argv);
-  std::vector<std::int32_t> assignment;
-  if (discovered)
-    assignment = m_s.suite == SuiteKind::gtest ? suites::assign_gtest_shards(*discovered, m_s.shards)
-                                               : ctest_assignment(candidate, *discovered);
+  std::vector<std::int32_t> assignment;  // empty for a listing: its command shards itself
+  if (discovered && m_s.suite == SuiteKind::gtest) assignment = suites::assign_gtest_shards(*discovered, m_s.shards);
+  if (discovered && m_s.suite == SuiteKind::ctest) assignment = ctest_assignment(candidate, *discovered);
   std::vector<suites::ShardRun> runs;
   for (int shard = 0; shard < m_s.shards; ++shard) {
     const results::TrialRecord& t = *latest.at(shard);
     suites::ShardRun run{.shard = shard, .results = report(candidate, shard, t.attempt),
                          .timed_out = has_metric(t, "timed_out")};
-    if (discovered) run.given = suites::tests_of_shard(assignment, shard);
+    if (discovered && !assignment.empty()) run.given = suites::tests_of_shard(assignment, shard);
+    if (m_s.suite == SuiteKind::files) run.files = shard_files(candidate, shard);
     if (t.exit_code != 0) run.ended = fmt::format("exit code {}", t.exit_code);
     runs.push_back(std::move(run));
   }
@@ -427,6 +465,37 @@ std::optional<jobs::TaskSpec> SuiteStage::rerun_task(std::int64_t candidate, std
                         .resources = "evaluate"};
 }
 
+// The first tests a failed gate names, as "name (outcome)": the failing ones (all_pass), or the
+// regressions then the tests the candidate dropped (no_regression). Names are read only here,
+// for a gate that failed.
+results::GateNames SuiteStage::gate_names(const results::Store& store, const results::CandidateTests& mine,
+                                          const std::optional<results::CandidateTests>& reference,
+                                          const results::TestDiff& diff) const {
+  results::GateNames names;
+  const auto suite = store.test_suite(mine.suite);
+  const auto outcome_of = [](std::uint8_t code) { return results::to_string(results::effective_outcome(code)); };
+  if (m_s.require == results::TestGate::all_pass) {
+    for (auto i : results::failing_tests(mine.outcomes)) {
+      if (names.tests.size() >= results::kNamedTests) break;
+      names.tests.push_back(fmt::format("{} ({})", suite.names[static_cast<std::size_t>(i)],
+                                        outcome_of(mine.outcomes[static_cast<std::size_t>(i)])));
+    }
+    return names;
+  }
+  for (auto i : diff.regressions) {
+    if (names.tests.size() >= results::kNamedTests) return names;
+    names.tests.push_back(fmt::format("{} ({})", suite.names[static_cast<std::size_t>(i)],
+                                      outcome_of(mine.outcomes[static_cast<std::size_t>(i)])));
+  }
+  if (diff.dropped.empty() || !reference) return names;
+  const auto reference_suite = store.test_suite(reference->suite);
+  for (auto i : diff.dropped) {
+    if (names.tests.size() >= results::kNamedTests) break;
+    names.tests.push_back(fmt::format("{} (not run: absent)", reference_suite.names[static_cast<std::size_t>(i)]));
+  }
+  return names;
+}
+
 results::TrialRecord SuiteStage::verdict(results::Store& store, std::int64_t candidate, std::vector<std::string> argv,
                                          const std::vector<results::TrialRecord>& trials,
                                          std::optional<std::int64_t> baseline) {
@@ -444,22 +513,26 @@ results::TrialRecord SuiteStage::verdict(results::Store& store, std::int64_t can
     // The verdict comes from the recorded bytes, as `flotilla results tests` computes it.
     const auto mine = *store.test_results(candidate);
     const auto summary = results::summarize(mine.outcomes);
-    results::GateVerdict gate;
     results::TestDiff diff;
-    if (m_s.require == results::TestGate::all_pass) {
-      gate = results::decide_gate(results::TestGate::all_pass, summary, nullptr, nullptr);
-    } else if (baseline == candidate) {
-      gate = results::decide_gate(results::TestGate::no_regression, summary, &summary, &diff);
-    } else if (auto reference = baseline ? store.test_results(*baseline) : std::nullopt) {
-      const auto reference_summary = results::summarize(reference->outcomes);
+    std::optional<results::CandidateTests> reference;
+    std::optional<results::TestSummary> reference_summary;
+    if (m_s.require == results::TestGate::no_regression && baseline == candidate) {
+      reference_summary = summary;
+    } else if (m_s.require == results::TestGate::no_regression && baseline &&
+               (reference = store.test_results(*baseline))) {
+      reference_summary = results::summarize(reference->outcomes);
       diff = reference->suite == mine.suite
                  ? results::diff_outcomes(reference->outcomes, mine.outcomes)
                  : results::diff_outcomes(store.test_suite(reference->suite), reference->outcomes,
                                           store.test_suite(mine.suite), mine.outcomes);
-      gate = results::decide_gate(results::TestGate::no_regression, summary, &reference_summary, &diff);
-    } else {
-      gate = results::decide_gate(results::TestGate::no_regression, summary, nullptr, nullptr);
     }
+    const bool all_pass = m_s.require == results::TestGate::all_pass;
+    const auto decide = [&](const results::GateNames& names) {
+      return results::decide_gate(m_s.require, summary, all_pass ? nullptr : reference_summary ? &*reference_summary : nullptr,
+                                  all_pass || !reference_summary ? nullptr : &diff, names);
+    };
+    results::GateVerdict gate = decide({});
+    if (!gate.passed) gate = decide(gate_names(store, mine, reference, diff));
     v.status = gate.passed ? results::TrialStatus::ok : results::TrialStatus::failed;
     v.reason = gate.reason;
     v.metrics = {{"tests", static_cast<double>(summary.total)},
@@ -468,7 +541,7 @@ results::TrialRecord SuiteStage::verdict(results::Store& store, std::int64_t can
                  {"tests_skipped", static_cast<double>(summary.skip)},
                  {"tests_not_run", static_cast<double>(summary.not_run)},
                  {"tests_flaky", static_cast<double>(summary.flaky)},
-                 {"tests_regressions", static_cast<double>(diff.regressions.size())},
+                 {"tests_regressions", static_cast<double>(diff.regression_count())},
                  {"tests_fixes", static_cast<double>(diff.fixes.size())}};
   } catch (const suites::ReportError& e) {
     v.status = results::TrialStatus::failed;

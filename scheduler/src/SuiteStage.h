@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -41,8 +42,10 @@ class SuiteStage {
   using Values = std::map<std::string, std::string, std::less<>>;
 
   // `path_prepend`: where discovery looks for the command first, as the backends do for tasks.
-  SuiteStage(const Settings& settings, std::vector<std::filesystem::path> path_prepend)
-      : m_s(settings), m_path_prepend(std::move(path_prepend)) {}
+  // `list_values`: the values [evaluate] list is rendered with for a candidate (its parameters).
+  SuiteStage(const Settings& settings, std::vector<std::filesystem::path> path_prepend,
+             std::function<Values(std::int64_t)> list_values = {})
+      : m_s(settings), m_path_prepend(std::move(path_prepend)), m_list_values(std::move(list_values)) {}
 
   bool active() const { return m_s.suite != suites::SuiteKind::exit; }
   // Where recorded durations come from for balancing ctest shards: the reference candidate's
@@ -86,6 +89,7 @@ class SuiteStage {
   suites::SuiteKind report_format() const;
   std::vector<std::string> test_files();
   std::vector<std::string> candidate_files(std::int64_t candidate);
+  std::vector<std::vector<std::string>> shard_files(std::int64_t candidate, int shard);
   void record_shard_sizes(std::int64_t candidate, const std::vector<std::int32_t>& assignment);
   std::vector<double> reference_seconds(std::int64_t candidate, const std::vector<std::string>& names) const;
   std::vector<std::int32_t> ctest_assignment(std::int64_t candidate, const std::vector<std::string>& names);
@@ -93,9 +97,13 @@ class SuiteStage {
   suites::Assembled assemble(std::int64_t candidate, const std::vector<std::string>& argv,
                              const std::vector<results::TrialRecord>& trials);
   std::vector<suites::TestResult> report(std::int64_t candidate, int index, int attempt) const;
+  results::GateNames gate_names(const results::Store& store, const results::CandidateTests& mine,
+                                const std::optional<results::CandidateTests>& reference,
+                                const results::TestDiff& diff) const;
 
   const Settings& m_s;
   std::vector<std::filesystem::path> m_path_prepend;
+  std::function<Values(std::int64_t)> m_list_values;
   std::optional<std::vector<std::string>> m_files;                                   // the glob, once
   std::map<std::int64_t, std::vector<std::string>> m_discovered;        // until the candidate's verdict
   std::map<std::pair<std::int64_t, int>, std::int64_t> m_shard_sizes;  // ctest: tests per (candidate, shard)

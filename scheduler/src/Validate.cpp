@@ -14,6 +14,7 @@
 #include "Options.h"
 #include "flotilla/jobs/Backend.h"
 #include "flotilla/jobs/Command.h"
+#include "flotilla/results/Stats.h"
 #include "flotilla/search/Strategy.h"
 
 namespace flotilla::scheduler {
@@ -60,6 +61,19 @@ class Reader {
     auto [p, ec] = std::from_chars(raw->value.data(), raw->value.data() + raw->value.size(), v);
     if (ec != std::errc{} || p != raw->value.data() + raw->value.size() || v < min || v > max)
       bad(*raw, key, min == 0 ? "is not a non-negative integer" : "is not a positive integer");
+    return v;
+  }
+  bool boolean(std::string_view key) {
+    auto* raw = one(key);
+    if (raw->value != "true" && raw->value != "false") bad(*raw, key, "is not true or false");
+    return raw->value == "true";
+  }
+  // A finite number in [min, max].
+  double real(std::string_view key, double min, double max, std::string_view what) {
+    auto* raw = one(key);
+    char* end = nullptr;
+    const double v = std::strtod(raw->value.c_str(), &end);
+    if (end == raw->value.c_str() || *end != '\0' || !std::isfinite(v) || v < min || v > max) bad(*raw, key, what);
     return v;
   }
   std::chrono::milliseconds duration(std::string_view key) {
@@ -140,6 +154,15 @@ void read_suite(Reader& r, Settings& s) {
     bad(*kind, "evaluate.suite", "needs [evaluate] files = GLOB");
   if (s.suite != suites::SuiteKind::files && files)
     bad(*files, "evaluate.files", "is used only with suite = files");
+  auto* list = r.one("evaluate.list");
+  s.suite_list = list ? list->value : std::string();
+  const bool self_sharded = s.suite == suites::SuiteKind::junit || s.suite == suites::SuiteKind::tap;
+  if (list && !self_sharded) bad(*list, "evaluate.list", "is used only with suite = junit or tap");
+  if (self_sharded && s.suite_list.empty())
+    bad(*kind, "evaluate.suite",
+        "needs [evaluate] list = COMMAND (it prints the test names, one a line, so a test the shards leave out is "
+        "caught), or list = none to accept the reports as complete");
+  if (self_sharded && s.suite_list != "none") check_command(r, s, "evaluate.list", {"candidate"});
   auto* report = r.one("evaluate.report");
   auto format = suites::suite_kind_from_string(report->value);
   if (format != suites::SuiteKind::tap && format != suites::SuiteKind::junit)
@@ -301,7 +324,26 @@ Settings validate(RawValues raw, const std::string& display) {
   }
   s.explore_command = r.text("explore.command");
   s.repeats = static_cast<int>(r.integer("explore.repeats", 1, 1000));
+  if (auto* max_repeats = r.one("explore.max_repeats"); max_repeats->value == "auto") {
+    s.max_repeats = 2 * s.repeats;
+  } else {
+    s.max_repeats = static_cast<int>(r.integer("explore.max_repeats", 1, 100'000));
+    if (s.max_repeats < s.repeats)
+      bad(*max_repeats, "explore.max_repeats", fmt::format("is fewer than explore.repeats ({})", s.repeats));
+  }
   s.explore_timeout = r.duration("explore.timeout");
+  s.explore_exclusive = r.boolean("explore.exclusive");
+  s.warmup = static_cast<int>(r.integer("explore.warmup", 0, 1000));
+  s.confirm = r.boolean("confirm.enabled");
+  s.confirm_confidence =
+      r.real("confirm.confidence", 0.5, 0.9999, "is not a confidence level between 0.5 and 0.9999 (e.g. 0.95)");
+  s.confirm_min_effect = r.real("confirm.min_effect", 0, 10, "is not a fraction from 0 to 10 (e.g. 0.02 for 2%)");
+  s.confirm_max_pairs = static_cast<int>(r.integer("confirm.max_pairs", 1, 100'000));
+  if (const int least = results::stats::min_pairs_for(s.confirm_confidence); s.confirm_max_pairs < least)
+    bad(*r.one("confirm.max_pairs"), "confirm.max_pairs",
+        fmt::format("is too few: at confidence {} a confirmation needs at least {} pairs to exclude anything",
+                    s.confirm_confidence, least));
+  s.confirm_tries = static_cast<int>(r.integer("confirm.tries", 1, 1000));
   s.evaluate_command = r.text("evaluate.command");
   s.shards = static_cast<int>(r.integer("evaluate.shards", 1, 1'000'000));
   s.evaluate_timeout = r.duration("evaluate.timeout");
@@ -314,6 +356,7 @@ Settings validate(RawValues raw, const std::string& display) {
   s.batch = static_cast<std::size_t>(r.integer("search.batch", 1, 1'000'000));
   s.backend = registered(r, "resources.backend", jobs::backend_names());
   s.slots = static_cast<unsigned>(r.integer("resources.slots", 0, 4096));
+  s.pin = r.boolean("resources.pin");
   s.ranks = static_cast<unsigned>(r.integer("resources.ranks", 0, 1'000'000));
   s.slurm.partition = r.text("resources.partition");
   s.slurm.nodes = static_cast<int>(r.integer("resources.nodes", 1, 100'000));
@@ -346,12 +389,17 @@ std::string Settings::fingerprint() const {
       "explore.repeats = {}\nevaluate.command = {}\nevaluate.shards = {}\nevaluate.gate = {}\n",
       objective, maximize ? "maximize" : "minimize", baseline.value_or(""), space.fingerprint(), explore_command,
       repeats, evaluate_command, shards, gate.text()) +
+         // A confirmation's pairs stopped at this rule's looks: another rule would read them differently.
+         (confirm ? fmt::format("confirm.confidence = {}\nconfirm.min_effect = {}\nconfirm.max_pairs = {}\n",
+                                confirm_confidence, confirm_min_effect, confirm_max_pairs)
+                  : std::string("confirm.enabled = false\n")) +
          (suite == suites::SuiteKind::exit
               ? std::string()
               : fmt::format("evaluate.suite = {}\nevaluate.files = {}\nevaluate.report = {}\nevaluate.require = {}\n"
-                            "evaluate.rerun_failures = {}\n",
+                            "evaluate.rerun_failures = {}\n{}",
                             suites::to_string(suite), suite_files, suites::to_string(suite_report),
-                            require == results::TestGate::all_pass ? "all_pass" : "no_regression", rerun_failures));
+                            require == results::TestGate::all_pass ? "all_pass" : "no_regression", rerun_failures,
+                            suite_list.empty() ? std::string() : fmt::format("evaluate.list = {}\n", suite_list)));
 }
 
 }  // namespace flotilla::scheduler

@@ -14,8 +14,26 @@ namespace {
 
 // Message for a test its shard was given but never reported.
 std::string missing_message(const std::string& ended, int shard) {
-  return ended.empty() ? fmt::format("not reported by shard {}", shard)
-                       : fmt::format("not reported by shard {}: {}", shard, ended);
+  return ended.empty() ? fmt::format("given to shard {} but not reported", shard)
+                       : fmt::format("given to shard {} but not reported: {}", shard, ended);
+}
+
+// Whether a test's name names one of `names`: the whole name, or a prefix followed by one of
+// the separators checkers put between a file and its case.
+bool names_a_file(std::string_view test, const std::unordered_map<std::string_view, std::size_t>& names,
+                  std::vector<bool>& named) {
+  const auto mark = [&](std::string_view prefix) {
+    const auto it = names.find(prefix);
+    if (it == names.end()) return false;
+    named[it->second] = true;
+    return true;
+  };
+  if (mark(test)) return true;
+  for (std::size_t i = 0; i < test.size(); ++i) {
+    const char c = test[i];
+    if ((c == ':' || c == ' ' || c == '#' || c == '(' || c == '[') && mark(test.substr(0, i))) return true;
+  }
+  return false;
 }
 
 class Builder {
@@ -59,6 +77,10 @@ class Builder {
   }
 
   Assembled finish() {
+    // A listed test nothing reported (a listing, whose shards select their tests themselves).
+    for (std::size_t i = 0; m_fixed && i < m_seen.size(); ++i)
+      if (!m_seen[i] && !m_messages.contains(static_cast<std::int64_t>(i)))
+        m_messages[static_cast<std::int64_t>(i)] = "listed, but reported by no shard";
     for (auto& [test, text] : m_messages) m_out.messages.push_back({test, std::move(text)});
     return std::move(m_out);
   }
@@ -77,6 +99,26 @@ class Builder {
   std::map<std::int64_t, std::string> m_messages;
 };
 
+// Files suites: a file no test of its shard's report names stands as a test of its own, not run.
+void add_unnamed_files(Builder& builder, const std::vector<ShardRun>& shards) {
+  for (const ShardRun& shard : shards) {
+    if (shard.files.empty()) continue;
+    std::unordered_map<std::string_view, std::size_t> names;
+    for (std::size_t f = 0; f < shard.files.size(); ++f)
+      for (const auto& name : shard.files[f]) names.emplace(name, f);
+    std::vector<bool> named(shard.files.size(), false);
+    for (const TestResult& result : shard.results) names_a_file(result.name, names, named);
+    for (std::size_t f = 0; f < shard.files.size(); ++f) {
+      if (named[f] || shard.files[f].empty()) continue;
+      builder.add({.name = shard.files[f].front(),
+                   .outcome = shard.timed_out ? TestOutcome::timeout : TestOutcome::not_run,
+                   .message = fmt::format("given to shard {}, but no test of its report names it{}{}", shard.shard,
+                                          shard.ended.empty() ? "" : ": ", shard.ended)},
+                  shard.shard);
+    }
+  }
+}
+
 }  // namespace
 
 Assembled assemble(const std::optional<std::vector<std::string>>& discovered, const std::vector<ShardRun>& shards) {
@@ -90,6 +132,7 @@ Assembled assemble(const std::optional<std::vector<std::string>>& discovered, co
     for (const TestResult& result : shard.results) builder.add(result, shard.shard);
   }
   if (!discovered) {
+    add_unnamed_files(builder, shards);
     // The command shards itself, so nothing says which tests a shard should have reported. A
     // shard that crashed or timed out may have stopped before its failures (TAP's plan may come
     // last): it stands as a test of its own, so a suite whose shard died never passes.
@@ -121,7 +164,7 @@ Assembled assemble(const std::optional<std::vector<std::string>>& discovered, co
                                       shard.shard));
       given_to[i] = shard.shard;
       if (builder.seen(i)) continue;
-      builder.set(i, shard.timed_out ? TestOutcome::timeout : TestOutcome::error, -1,
+      builder.set(i, shard.timed_out ? TestOutcome::timeout : TestOutcome::not_run, -1,
                   missing_message(shard.ended, shard.shard));
     }
   }
@@ -129,12 +172,7 @@ Assembled assemble(const std::optional<std::vector<std::string>>& discovered, co
 }
 
 std::vector<std::int64_t> failures_to_rerun(const Assembled& assembled) {
-  std::vector<std::int64_t> tests;
-  for (std::size_t i = 0; i < assembled.outcomes.size(); ++i) {
-    if (results::is_failure(results::effective_outcome(assembled.outcomes[i])))
-      tests.push_back(static_cast<std::int64_t>(i));
-  }
-  return tests;
+  return results::failing_tests(assembled.outcomes);  // a test not reported gets its second chance too
 }
 
 void apply_rerun(Assembled& assembled, const std::vector<std::int64_t>& given, const std::vector<TestResult>& rerun,

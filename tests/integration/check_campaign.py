@@ -27,7 +27,7 @@ def main():
     ap.add_argument("--expect-trials", type=int)
     args = ap.parse_args()
     with h5py.File(args.file, "r", swmr=True) as f:
-        assert int(f.attrs["flotilla_schema"]) == 1, "schema version"
+        assert int(f.attrs["flotilla_schema"]) == 2, "schema version"
         candidates = f["candidates"][:]
         trials = f["trials"][:]
     ids = [int(c["id"]) for c in candidates]

@@ -71,7 +71,7 @@ with tempfile.TemporaryDirectory() as scratch:
         flotilla_results.read_campaign(foreign)
         sys.exit("FAILED: schema 7 was read")
     except flotilla_results.CampaignFileError as e:
-        expect(str(e) == f"{foreign}: schema version 7 is not supported by this reader (supports 1)", str(e))
+        expect(str(e) == f"{foreign}: schema version 7 is not supported by this reader (supports 1 to 2)", str(e))
     text = os.path.join(scratch, "notes.txt")
     open(text, "w").write("hello")
     try:

@@ -15,6 +15,10 @@ with the suite binary run directly:
   - a flaky test (fails on its first run only) is recorded as flaky and counts as a pass.
   - a file suite (corpus_check over generated .test files, TAP reports, 2 shards).
   - a ctest suite (a generated CTestTestfile.cmake): shards by test number, a skip, the re-run.
+  - gates that cannot be fooled: a file checker that silently skips one of its files is rolled
+    back under all_pass, naming the file; a variant that drops one passing test and fixes
+    another is a regression under no_regression (suite_gates.ini, with a listing and without).
+  - the verdict words: every campaign here confirms its winner against the baseline.
 """
 import json
 import os
@@ -25,9 +29,11 @@ import sys
 import h5py
 
 FLOTILLA, SAMPLES, CORPUS_CHECK, COMPAT, FILES_INI, WORK = sys.argv[1:7]
+HERE = os.path.dirname(os.path.abspath(__file__))
+GATES_INI = os.path.join(HERE, "suite_gates.ini")
 EXTRA = sys.argv[7:]
 PREFIX = "slurm_" if EXTRA else ""
-ENV = dict(os.environ, PATH=os.path.dirname(SAMPLES) + ":" + os.environ.get("PATH", ""))
+ENV = dict(os.environ, PATH=os.path.dirname(SAMPLES) + ":" + HERE + ":" + os.environ.get("PATH", ""))
 
 
 def run(*args, expect=0, cwd=WORK):
@@ -87,10 +93,16 @@ def compat():
     s = summary(results)
     check(s["campaign"]["test_gate"] == "no_regression", "test_gate attribute")
     check(s["best"]["config"] == "variant=a level=4" and s["best_verified"], f"best: {s['best']}")
+    # The stand-in benchmark is exact (score = level): level 4 is 4x the baseline, confirmed at
+    # the first look.
+    check(s["verdict"] == "confirmed faster" and s["best_confirmed"], f"verdict: {s['verdict']}")
+    check(s["best"]["confirmation"]["verdict"] == "faster" and abs(s["gain_over_baseline"] - 4) < 1e-9,
+          f"confirmation: {s['best']['confirmation']}")
     check(s["progress"]["verified"] == 4 and s["progress"]["rolled_back"] == 4, f"progress: {s['progress']}")
     for c in s["rolled_back"]:
         check(c["config"].startswith("variant=b"), f"rolled back: {c}")
-        check(c["reason"] == "test gate: 1 regression against the baseline", f"reason: {c['reason']}")
+        check(c["reason"] == "test gate: 1 regression against the baseline: Outcomes.PassesUnlessVariantB (fail)",
+              f"reason: {c['reason']}")
     b = next(c["id"] for c in s["rolled_back"])
     t = tests(results, b, "baseline")
     check(t["regressions"]["names"] == ["Outcomes.PassesUnlessVariantB"], f"regressions: {t['regressions']}")
@@ -166,6 +178,39 @@ def files():
     t = tests(results, 0)["summary"]
     check((t["total"], t["pass"], t["fail"], t["skip"]) == (10, 6, 1, 3), f"files: {t}")
     check(s["rolled_back"][0]["reason"].startswith("test gate: 1 of 10 tests failed"), s["rolled_back"][0]["reason"])
+    check(s["rolled_back"][0]["reason"].endswith(":wrong (fail)"), s["rolled_back"][0]["reason"])
+
+    # A checker that silently leaves out one of the files it was given (x = 2 drops part1):
+    # every case it does report passes, yet the file it skipped is not run, and all_pass fails.
+    good = os.path.join(WORK, "corpus_ok")
+    os.makedirs(good, exist_ok=True)
+    for i in range(3):
+        with open(os.path.join(good, f"part{i}.test"), "w") as f:
+            f.write(f"add{i}: {i} + 1 = {i + 1}\n")
+    skipping = ("sh -c 'if [ \"$2\" = 2 ]; then grep -v part1 \"$0\" > \"$0.kept\"; else cp \"$0\" \"$0.kept\"; fi; "
+                f"exec {CORPUS_CHECK} \"$0.kept\" \"$1\"' {{files}} {{report}} {{x}}")
+    results = os.path.join(WORK, "suite_files_skip.h5")
+    run("run", FILES_INI, f"--campaign.results={results}", f"--evaluate.command={skipping}",
+        "--evaluate.files=corpus_ok/*.test", "--evaluate.shards=1", "--no-live")
+    s = summary(results)
+    check(s["progress"]["verified"] == 2 and s["progress"]["rolled_back"] == 1, f"skip a file: {s['progress']}")
+    reason = s["rolled_back"][0]["reason"]
+    check(s["rolled_back"][0]["config"] == "x=2", f"skip a file: {s['rolled_back']}")
+    check(reason == "test gate: 1 of 3 tests failed (0 fail, 0 error, 0 timeout, 1 not run): corpus_ok/part1.test "
+                    "(not_run)", f"skip a file: {reason}")
+
+
+def gates():
+    """A variant that fixes the baseline's failure and drops a passing test is a regression."""
+    for listed in (True, False):
+        results = os.path.join(WORK, f"suite_gates_{'listed' if listed else 'unlisted'}.h5")
+        args = [] if listed else ["--evaluate.list=none"]
+        run("run", GATES_INI, f"--campaign.results={results}", *args, "--no-live")
+        s = summary(results)
+        rolled = {c["config"]: c["reason"] for c in s["rolled_back"]}
+        dropped = "t3 (not_run)" if listed else "t3 (not run: absent)"
+        check(rolled == {"x=2": f"test gate: 1 regression against the baseline: {dropped}"}, f"gates: {rolled}")
+        check(s["best"]["config"] == "x=3" and s["verdict"] == "confirmed faster", f"gates: best {s['best']}")
 
 
 def ctest():
@@ -223,11 +268,12 @@ def ctest():
 
 if __name__ == "__main__":
     for name in os.listdir(WORK):
-        if name.startswith((PREFIX + "compat", PREFIX + "suite_files")) and name.endswith((".h5", ".tests", ".jobs")):
+        if name.startswith((PREFIX + "compat", PREFIX + "suite_files", "suite_gates")) and name.endswith((".h5", ".tests", ".jobs")):
             subprocess.run(["rm", "-rf", os.path.join(WORK, name)])
     compat()
     if not EXTRA:
         flaky()
         files()
+        gates()
         ctest()
     print("ok")

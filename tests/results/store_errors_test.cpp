@@ -2,6 +2,8 @@
 // The foreign files are made with the HDF5 C API directly, as another tool would make them.
 #include "test_records.h"
 
+#include <flotilla/results/Analysis.h>
+
 #include <gtest/gtest.h>
 #include <hdf5.h>
 
@@ -77,7 +79,7 @@ TEST(StoreErrors, UnsupportedSchemaVersion) {
   ScratchDir dir;
   const auto path = dir / "x.h5";
   write_foreign_hdf5(path, 7);
-  expect_open_error(path, "schema version 7 is not supported by flotilla 0.1.0 (supports 1)");
+  expect_open_error(path, "schema version 7 is not supported by flotilla 0.1.0 (supports 1 to 2)");
 }
 
 TEST(StoreErrors, CreateRefusesExistingPath) {
@@ -99,4 +101,29 @@ TEST(StoreErrors, HdfFailuresNameTheFileAndTheCall) {
   EXPECT_EQ(message.rfind(path.string() + ": H5Fcreate failed: ", 0), 0u) << message;
   EXPECT_NE(message.find("unable to"), std::string::npos) << message;   // HDF5's own text
   EXPECT_NE(message.find("(CampaignFile.cpp:"), std::string::npos) << message;
+}
+
+// A file of the previous schema (written by flotilla 0.1.0) reads: its candidates, trials and
+// per-test outcomes, with no estimates or confirmations; appending to it is refused, naming why.
+TEST(StoreErrors, ReadsSchemaOneFilesAndRefusesToAppend) {
+  const std::filesystem::path fixture = std::filesystem::path(FLOTILLA_TEST_DATA) / "schema1.h5";
+  const Store store = Store::open_read(fixture);
+  EXPECT_EQ(store.campaign().schema, 1);
+  EXPECT_EQ(store.campaign().confirm_max_pairs, 0);
+  EXPECT_EQ(store.candidates().size(), 4u);
+  EXPECT_EQ(store.candidates()[0].config, "tile_x=16 tile_y=16 unroll=1 precision=double");
+  EXPECT_EQ(store.trials().size(), 24u);
+  EXPECT_TRUE(store.estimates().empty());
+  EXPECT_TRUE(store.confirmations().empty());
+  EXPECT_EQ(store.trials()[0].cores, "");
+  const auto summary = summarize(store);
+  ASSERT_TRUE(summary.best);
+  EXPECT_EQ(summary.candidates[*summary.best].record.id, 3);  // as flotilla 0.1.0 reported it
+  EXPECT_FALSE(summary.confirming);
+  ScratchDir dir;
+  const auto copy = dir / "old.h5";
+  std::filesystem::copy_file(fixture, copy);
+  EXPECT_EQ(error_of([&] { Store::open_for_append(copy); }),
+            copy.string() + ": written by flotilla 0.1.0 in schema 1; this flotilla reads it (flotilla results) but "
+                            "appends only to schema 2 files: finish it with that flotilla, or start a new results file");
 }

@@ -179,7 +179,7 @@ TEST(Store, CandidateIdsAreDense) {
 TEST(Store, TruncatesOverlongStrings) {
   ScratchDir dir;
   Store store = Store::create(dir / "campaign.h5", sample_campaign());
-  store.add_candidate({0, 0, std::string(2000, 'c'), std::string(40, 'o')});
+  store.add_candidate({0, 0, std::string(20, 'c'), std::string(40, 'o')});
   TrialRecord trial = sample_trial(0);
   trial.reason = std::string(254, 'r') + "é";   // 256 bytes: byte 255 would split the é
   trial.output_tail = "HEAD" + std::string(3000, 't') + "END";
@@ -187,7 +187,6 @@ TEST(Store, TruncatesOverlongStrings) {
   store.add_trial(trial);
   store.add_event({1.0, std::string(40, 'k'), std::string(5000, 'd')});
 
-  EXPECT_EQ(store.candidates()[0].config, std::string(1023, 'c'));
   EXPECT_EQ(store.candidates()[0].origin, std::string(31, 'o'));
   const TrialRecord back = store.trials().at(0);
   EXPECT_EQ(back.reason, std::string(254, 'r'));
@@ -195,6 +194,66 @@ TEST(Store, TruncatesOverlongStrings) {
   EXPECT_EQ(back.metrics.at(0).name, std::string(63, 'm'));
   EXPECT_EQ(store.events()[0].kind, std::string(31, 'k'));
   EXPECT_EQ(store.events()[0].detail, std::string(1023, 'd'));
+}
+
+// A configuration of any length round-trips (a large space's text passes the row's 1023 bytes),
+// also across a reopen, inside a group, and for a reader of the file.
+TEST(Store, LongConfigurationsRoundTrip) {
+  ScratchDir dir;
+  const auto path = dir / "campaign.h5";
+  std::string long_config;
+  for (int i = 0; i < 400; ++i) long_config += "parameter_" + std::to_string(i) + "=" + std::to_string(i * 7) + " ";
+  long_config.pop_back();
+  ASSERT_GT(long_config.size(), 4000u);
+  {
+    Store store = Store::create(path, sample_campaign());
+    store.add_candidate({0, 0, long_config, "random"});
+    store.add_candidate({1, 0, "x=1", "random"});
+    Store::Group group(store);
+    store.add_candidate({2, 0, long_config + " tail=é", "random"});
+    group.commit();
+    EXPECT_EQ(store.candidates()[0].config, long_config);
+  }
+  Store store = Store::open_for_append(path);
+  store.add_candidate({3, 1, std::string(1023, 'z'), "random"});  // exactly the field's size, less its NUL
+  store.add_candidate({4, 1, std::string(1024, 'y'), "random"});
+  const auto back = Store::open_read(path).candidates();
+  ASSERT_EQ(back.size(), 5u);
+  EXPECT_EQ(back[0].config, long_config);
+  EXPECT_EQ(back[1].config, "x=1");
+  EXPECT_EQ(back[2].config, long_config + " tail=é");
+  EXPECT_EQ(back[3].config, std::string(1023, 'z'));
+  EXPECT_EQ(back[4].config, std::string(1024, 'y'));
+}
+
+// Estimates and confirmations (schema 2) are appended and read back as written.
+TEST(Store, EstimatesAndConfirmationsRoundTrip) {
+  ScratchDir dir;
+  const auto path = dir / "campaign.h5";
+  {
+    Store store = Store::create(path, sample_campaign());
+    store.add_candidate(sample_candidate(0));
+    store.add_estimate({.candidate = 0, .repeats = 6, .estimate = 2.5, .low = 2.25, .high = 2.75, .coverage = 0.96875,
+                        .time = 10});
+    Store::Group group(store);
+    store.add_confirmation({.candidate = 0, .reference = 3, .verdict = "faster", .pairs = 17, .looks = 2,
+                            .ratio = 1.5, .low = 1.4, .high = 1.6, .confidence = 0.95, .min_effect = 0.02,
+                            .time = 11});
+    store.add_confirmation({.candidate = 1, .reference = 3, .verdict = "failed", .reason = "pair 2: exit code 1"});
+    group.commit();
+  }
+  const Store store = Store::open_read(path);
+  ASSERT_EQ(store.estimates().size(), 1u);
+  EXPECT_DOUBLE_EQ(store.estimates()[0].coverage, 0.96875);
+  EXPECT_EQ(store.estimates()[0].repeats, 6);
+  const auto confirmations = store.confirmations();
+  ASSERT_EQ(confirmations.size(), 2u);
+  EXPECT_EQ(confirmations[0].verdict, "faster");
+  EXPECT_EQ(confirmations[0].pairs, 17);
+  EXPECT_DOUBLE_EQ(confirmations[0].low, 1.4);
+  EXPECT_EQ(confirmations[1].verdict, "failed");
+  EXPECT_EQ(confirmations[1].reason, "pair 2: exit code 1");
+  EXPECT_EQ(store.campaign().schema, kSchemaVersion);
 }
 
 TEST(Store, OutputTailKeepsWholeCharacters) {

@@ -19,6 +19,7 @@ constexpr auto F = TestOutcome::fail;
 constexpr auto S = TestOutcome::skip;
 constexpr auto E = TestOutcome::error;
 constexpr auto T = TestOutcome::timeout;
+constexpr auto N = TestOutcome::not_run;
 
 std::uint8_t code(TestOutcome first, TestOutcome rerun = TestOutcome::not_run) { return encode_outcome(first, rerun); }
 
@@ -104,7 +105,7 @@ TEST(TestOutcomes, GateAllPassAllowsSkipsOnly) {
   EXPECT_EQ(decide_gate(TestGate::all_pass, summarize({}), nullptr, nullptr).reason, "no tests were found");
 }
 
-TEST(TestOutcomes, GateClimbingNeedsNoRegressionAndNoFewerPasses) {
+TEST(TestOutcomes, GateClimbingComparesTestByTest) {
   const std::vector<std::uint8_t> base = {code(P), code(F), code(F), code(P)};
   const TestSummary base_summary = summarize(base);
   const auto verdict = [&](std::vector<std::uint8_t> cand) {
@@ -113,8 +114,12 @@ TEST(TestOutcomes, GateClimbingNeedsNoRegressionAndNoFewerPasses) {
   };
   EXPECT_TRUE(verdict({code(P), code(P), code(F), code(P)}).passed);  // one fix: climbs
   EXPECT_TRUE(verdict(base).passed);                                  // equal is allowed
+  // Drops one passing test and fixes another: the pass count is the baseline's, but it regressed.
+  EXPECT_EQ(verdict({code(P), code(P), code(F), code(F)}).reason, "1 regression against the baseline");
   EXPECT_EQ(verdict({code(P), code(P), code(P), code(F)}).reason, "1 regression against the baseline");
-  EXPECT_EQ(verdict({code(P), code(F), code(F), code(S)}).reason, "1 tests pass, fewer than the baseline's 2");
+  // A passing test that is skipped, or not run, has not stayed passing.
+  EXPECT_EQ(verdict({code(P), code(F), code(F), code(S)}).reason, "1 regression against the baseline");
+  EXPECT_EQ(verdict({code(N), code(P), code(P), code(P)}).reason, "1 regression against the baseline");
   const TestDiff itself = diff_outcomes(base, base);
   EXPECT_TRUE(decide_gate(TestGate::no_regression, base_summary, &base_summary, &itself).passed);  // the baseline
   // Missing baseline data never opens the gate.
@@ -124,6 +129,29 @@ TEST(TestOutcomes, GateClimbingNeedsNoRegressionAndNoFewerPasses) {
   const TestSummary none = summarize({});
   const TestDiff no_diff;
   EXPECT_EQ(decide_gate(TestGate::no_regression, none, &none, &no_diff).reason, "no tests were found");
+}
+
+// Matched by name: a test the baseline passed that the candidate's suite lacks is dropped, a
+// regression; the reason names the tests.
+TEST(TestOutcomes, DroppedTestsAreRegressionsAndReasonsNameThem) {
+  const TestSuite reference_suite = suite_of({"a", "b", "c"});
+  const TestSuite candidate_suite = suite_of({"a", "c", "d"});
+  const std::vector<std::uint8_t> reference = {code(P), code(P), code(F)};
+  const std::vector<std::uint8_t> candidate = {code(P), code(P), code(P)};  // b gone, c fixed
+  const TestDiff diff = diff_outcomes(reference_suite, reference, candidate_suite, candidate);
+  EXPECT_TRUE(diff.regressions.empty());
+  EXPECT_EQ(diff.dropped, (std::vector<std::int64_t>{1}));
+  EXPECT_EQ(diff.fixes, (std::vector<std::int64_t>{1}));
+  const TestSummary base = summarize(reference);
+  const GateVerdict v = decide_gate(TestGate::no_regression, summarize(candidate), &base, &diff,
+                                    GateNames{{"b (not run: absent)"}});
+  EXPECT_FALSE(v.passed);
+  EXPECT_EQ(v.reason, "1 regression against the baseline: b (not run: absent)");
+  const GateVerdict all = decide_gate(TestGate::all_pass, summarize(std::vector<std::uint8_t>(9, code(F))), nullptr,
+                                      nullptr, GateNames{{"t1 (fail)", "t2 (fail)"}});
+  EXPECT_EQ(all.reason, "9 of 9 tests failed (9 fail, 0 error, 0 timeout, 0 not run): t1 (fail), t2 (fail) and 7 more");
+  EXPECT_EQ(failing_tests(std::vector<std::uint8_t>{code(P), code(N), code(S), code(T)}),
+            (std::vector<std::int64_t>{1, 3}));
 }
 
 TEST(TestStore, OutcomesRoundTripAndSuitesAreStoredOnce) {
@@ -282,6 +310,6 @@ TEST(TestReport, TextAndJsonShowCountsDiffFlakySlowestAndFailureGroups) {
             "\nfailures by message\n         2  expected 1\n            e.g. B.three, B.four\n"
             "\nslowest\n       1.954 s  A.two\n       0.505 s  B.three\n       0.010 s  A.one\n");
   const auto json = test_report_json(report);
-  EXPECT_NE(json.find(R"("regressions":{"count":2,"names":["B.three","B.four"]})"), std::string::npos) << json;
+  EXPECT_NE(json.find(R"("regressions":{"count":2,"dropped":0,"names":["B.three","B.four"]})"), std::string::npos) << json;
   EXPECT_NE(json.find(R"("flaky":["C.five"])"), std::string::npos) << json;
 }

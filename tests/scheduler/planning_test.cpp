@@ -22,6 +22,9 @@ std::vector<const TrialRecord*> pointers(const std::vector<TrialRecord>& v) {
   for (const auto& t : v) p.push_back(&t);
   return p;
 }
+results::CampaignInfo info(int repeats, int shards, bool test_gate = false) {
+  return {.repeats = repeats, .shards = shards, .test_gate = test_gate ? "all_pass" : ""};
+}
 results::CandidateSummary explored(std::int64_t id, double objective, std::string origin = "random") {
   results::CandidateSummary c;
   c.record = {.id = id, .round = 1, .config = "x=" + std::to_string(id), .origin = origin};
@@ -81,33 +84,35 @@ TEST(CandidateStatusRules, MedianVerifiedAndRolledBack) {
   std::vector<TrialRecord> t = {trial(0, TrialKind::explore, 0, TrialStatus::ok, 3),
                                 trial(0, TrialKind::explore, 1, TrialStatus::ok, 1),
                                 trial(0, TrialKind::explore, 2, TrialStatus::ok, 2)};
-  auto s = results::summarize_candidate(c, pointers(t), 3, 2);
+  auto s = results::summarize_candidate(c, pointers(t), info(3, 2));
   EXPECT_EQ(s.status, CandidateStatus::explored);
   EXPECT_DOUBLE_EQ(*s.objective, 2);
   EXPECT_DOUBLE_EQ(s.spread, 1.0);
   t.push_back(trial(0, TrialKind::evaluate, 0, TrialStatus::ok));
-  EXPECT_EQ(results::summarize_candidate(c, pointers(t), 3, 2).status, CandidateStatus::explored);
+  EXPECT_EQ(results::summarize_candidate(c, pointers(t), info(3, 2)).status, CandidateStatus::explored);
   t.push_back(trial(0, TrialKind::evaluate, 1, TrialStatus::ok));
-  EXPECT_EQ(results::summarize_candidate(c, pointers(t), 3, 2).status, CandidateStatus::verified);
+  EXPECT_EQ(results::summarize_candidate(c, pointers(t), info(3, 2)).status, CandidateStatus::verified);
   t.back().status = TrialStatus::failed;
   t.back().reason = "exit code 1";
   t.back().output_tail = "checking\nshard 1/2 rows 4..7: max abs error 3e-07 > tolerance 1e-12\n";
-  auto rolled = results::summarize_candidate(c, pointers(t), 3, 2);
+  auto rolled = results::summarize_candidate(c, pointers(t), info(3, 2));
   EXPECT_EQ(rolled.status, CandidateStatus::rolled_back);
   EXPECT_EQ(rolled.reason, "shard 1/2: exit code 1: shard 1/2 rows 4..7: max abs error 3e-07 > tolerance 1e-12");
-  EXPECT_EQ(results::summarize_candidate(c, pointers({t[0], t[1]}), 3, 2).status, CandidateStatus::pending);
+  EXPECT_EQ(results::summarize_candidate(c, pointers({t[0], t[1]}), info(3, 2)).status, CandidateStatus::pending);
   t[1].status = TrialStatus::timeout;
   t[1].reason = "timed out after 2s";
-  auto failed = results::summarize_candidate(c, pointers(t), 3, 2);
+  auto failed = results::summarize_candidate(c, pointers(t), info(3, 2));
   EXPECT_EQ(failed.status, CandidateStatus::explore_failed);
   EXPECT_EQ(failed.reason, "repeat 1: timed out after 2s");
 }
 
 TEST(TaskId, EncodesTheTrialKeyBothWays) {
   for (TaskKey key : {TaskKey{0, TrialKind::explore, 0}, TaskKey{12345, TrialKind::evaluate, 999'999},
-                      TaskKey{(std::int64_t{1} << 39) - 1, TrialKind::explore, (1 << 23) - 1}})
+                      TaskKey{(std::int64_t{1} << 39) - 1, TrialKind::explore, (1 << 22) - 1},
+                      TaskKey{7, TrialKind::confirm, 0}, TaskKey{7, TrialKind::warmup, (1 << 22) - 1}})
     EXPECT_EQ(decode_task_id(encode_task_id(key)), key);
   EXPECT_NE(encode_task_id({1, TrialKind::explore, 0}), encode_task_id({1, TrialKind::evaluate, 0}));
+  EXPECT_NE(encode_task_id({1, TrialKind::confirm, 0}), encode_task_id({1, TrialKind::warmup, 0}));
 }
 
 // With a test gate, the verdict (evaluate index `shards`) is required: a candidate whose shards
@@ -118,13 +123,13 @@ TEST(Analysis, TestGateVerdictIsRequired) {
                                 trial(0, TrialKind::evaluate, 0, TrialStatus::ok),
                                 trial(0, TrialKind::evaluate, 1, TrialStatus::ok),
                                 trial(0, TrialKind::evaluate, 3, TrialStatus::failed)};  // the re-run
-  EXPECT_EQ(results::summarize_candidate(c, pointers(t), 1, 2, true).status, CandidateStatus::explored);
-  EXPECT_EQ(results::summarize_candidate(c, pointers(t), 1, 2, false).status, CandidateStatus::verified);
+  EXPECT_EQ(results::summarize_candidate(c, pointers(t), info(1, 2, true)).status, CandidateStatus::explored);
+  EXPECT_EQ(results::summarize_candidate(c, pointers(t), info(1, 2, false)).status, CandidateStatus::verified);
   t.push_back(trial(0, TrialKind::evaluate, 2, TrialStatus::ok));
-  EXPECT_EQ(results::summarize_candidate(c, pointers(t), 1, 2, true).status, CandidateStatus::verified);
+  EXPECT_EQ(results::summarize_candidate(c, pointers(t), info(1, 2, true)).status, CandidateStatus::verified);
   t.back().status = TrialStatus::failed;
   t.back().reason = "1 regression against the baseline";
-  auto rolled = results::summarize_candidate(c, pointers(t), 1, 2, true);
+  auto rolled = results::summarize_candidate(c, pointers(t), info(1, 2, true));
   EXPECT_EQ(rolled.status, CandidateStatus::rolled_back);
   EXPECT_EQ(rolled.reason, "test gate: 1 regression against the baseline");
 }

@@ -244,9 +244,16 @@ TEST_F(SettingsTest, SuiteSettings) {
   EXPECT_EQ(error_of(kValid, {"--evaluate.files=*.test"}),
             "command line: [evaluate] files: '*.test' is used only with suite = files");
   EXPECT_EQ(error_of(kValid, {"--evaluate.suite=tap"}),
+            "command line: [evaluate] suite: 'tap' needs [evaluate] list = COMMAND (it prints the test names, one a "
+            "line, so a test the shards leave out is caught), or list = none to accept the reports as complete");
+  EXPECT_EQ(error_of(kValid, {"--evaluate.suite=tap", "--evaluate.list=none"}),
             f + ":17: [evaluate] command: 'verify --shard {shard} --shards {shards} --x {tile_x}' must write its "
                 "report to {report} (evaluate.suite)");
-  EXPECT_EQ(error_of(kValid, {"--evaluate.suite=tap", "--evaluate.command=check {report}"}),
+  EXPECT_EQ(error_of(kValid, {"--evaluate.suite=tap", "--evaluate.list=lister {tile_q}"}),
+            "command line: [evaluate] list: unknown placeholder {tile_q} (known: candidate, tile_x, tile_y)");
+  EXPECT_EQ(error_of(kValid, {"--evaluate.list=none"}),
+            "command line: [evaluate] list: 'none' is used only with suite = junit or tap");
+  EXPECT_EQ(error_of(kValid, {"--evaluate.suite=tap", "--evaluate.list=none", "--evaluate.command=check {report}"}),
             "command line: [evaluate] command: 'check {report}' must select its tests by {shard} of {shards} "
             "(shards > 1)");
   EXPECT_EQ(error_of(kValid, {"--evaluate.command=check {report}"}),

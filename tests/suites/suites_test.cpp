@@ -240,7 +240,7 @@ std::string assemble_error(const std::optional<std::vector<std::string>>& discov
 
 }  // namespace
 
-TEST(Assemble, MissingTestsAreTimeoutsOrErrorsAndUngivenOnesNotRun) {
+TEST(Assemble, MissingTestsAreTimeoutsOrNotRun) {
   const std::vector<std::string> names = {"a", "b", "c", "d", "e"};
   std::vector<ShardRun> shards = {
       {0, {0, 2}, {result("a", TestOutcome::pass), result("c", TestOutcome::fail, "boom")}, false, "exit code 1"},
@@ -251,15 +251,16 @@ TEST(Assemble, MissingTestsAreTimeoutsOrErrorsAndUngivenOnesNotRun) {
   using flotilla::results::encode_outcome;
   EXPECT_EQ(a.outcomes,
             (std::vector<std::uint8_t>{encode_outcome(TestOutcome::pass), encode_outcome(TestOutcome::timeout),
-                                       encode_outcome(TestOutcome::fail), encode_outcome(TestOutcome::error),
+                                       encode_outcome(TestOutcome::fail), encode_outcome(TestOutcome::not_run),
                                        encode_outcome(TestOutcome::not_run)}));
-  ASSERT_EQ(a.messages.size(), 3u);
-  EXPECT_EQ(a.messages[0].text, "not reported by shard 1: timed out after 2s");
+  ASSERT_EQ(a.messages.size(), 4u);
+  EXPECT_EQ(a.messages[0].text, "given to shard 1 but not reported: timed out after 2s");
   EXPECT_EQ(a.messages[1].text, "boom");
-  EXPECT_EQ(a.messages[2].text, "not reported by shard 2: killed by signal 11 (SIGSEGV)");
+  EXPECT_EQ(a.messages[2].text, "given to shard 2 but not reported: killed by signal 11 (SIGSEGV)");
+  EXPECT_EQ(a.messages[3].text, "listed, but reported by no shard");
   EXPECT_EQ(a.durations[0], flotilla::results::quantise_duration(0.5));
   EXPECT_EQ(a.durations[1], 0);
-  EXPECT_EQ(failures_to_rerun(a), (std::vector<std::int64_t>{1, 2, 3}));
+  EXPECT_EQ(failures_to_rerun(a), (std::vector<std::int64_t>{1, 2, 3, 4}));
 }
 
 TEST(Assemble, ReRunKeepsTheFirstOutcome) {

@@ -69,6 +69,7 @@ struct SlurmResources {
 struct BackendOptions {
   std::string name = "local";
   unsigned slots = 0;                               // local: concurrent tasks; 0 = hardware threads
+  bool pin = true;                                  // local: each slot's tasks pinned to its own CPUs
   unsigned ranks = 0;                               // mpi: MPI ranks, rank 0 dispatching; 0 = slots + 1
   std::vector<std::filesystem::path> path_prepend;  // put before PATH for argv[0] lookup
   SlurmResources slurm;                             // backend "slurm"

@@ -14,6 +14,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace flotilla::jobs {
 
@@ -41,6 +42,15 @@ DeviceChoice choose_device(const DeviceEnv& env);
 
 // This process's environment and /dev, as choose_device reads them.
 DeviceEnv current_device_env();
+
+// The CPUs this process may run on (sched_getaffinity), in order.
+std::vector<int> allowed_cpus();
+// "0-3,8,10-11": a CPU list as Linux writes it (cpuset, taskset -c).
+std::string cpu_list_text(const std::vector<int>& cpus);
+// The CPUs of slot `slot` of `slots` over `cpus`: equal contiguous blocks when there are at least
+// as many CPUs as slots (the first blocks one CPU larger when they do not divide), else one CPU,
+// round-robin. Pure.
+std::vector<int> slot_cpus(const std::vector<int>& cpus, unsigned slot, unsigned slots);
 
 // gethostname(), or "unknown".
 std::string host_name();

@@ -28,6 +28,9 @@ struct TaskSpec {
   std::filesystem::path workdir;        // empty: the caller's working directory
   std::string objective;                // metric that must be present for status ok; empty: none
   int attempt = 0;                      // retry number, from 0; echoed in TaskResult, opaque here
+  // Local backend: no other task runs beside an exclusive one (a benchmark repeat measured
+  // without a neighbour on the machine). Other backends run a task alone in its slot anyway.
+  bool exclusive = false;
   // Slurm backend only (others run tasks as they come):
   std::string resources;                // which allocation the task needs ("explore", "evaluate");
                                         // tasks with different values go to different jobs
@@ -57,6 +60,7 @@ struct TaskResult {
   int rank = 0;                         // where it ran: MPI rank (0 for the local backend),
   std::string host;                     //   host name,
   std::string device;                   //   "cpu" or the CUDA_VISIBLE_DEVICES the task saw
+  std::string cores;                    //   the CPUs it was pinned to ("0", "2-3"); empty: not pinned
 };
 
 inline constexpr std::size_t kOutputTailBytes = 1024;

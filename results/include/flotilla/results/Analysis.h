@@ -4,8 +4,19 @@
 //
 // Rules:
 //  - For each (candidate, kind, index) only the latest attempt counts.
-//  - A candidate's objective is the median over its explore repeats, defined only when every
-//    repeat is recorded and ok; spread is (max - min) / |median|.
+//  - A candidate's objective is the median over its explore repeats (the campaign's `repeats`
+//    and any adaptive ones after them), defined only when at least `repeats` are recorded and
+//    every recorded one is ok; its interval is the order-statistic interval of the median at
+//    the campaign's confirm confidence (Stats.h); spread is (max - min) / |median|. Warm-up
+//    runs never count.
+//  - A confirmation (confirm trials, one per interleaved pair; the latest attempt) gives the
+//    candidate's verdict against its reference: stats::decide_confirmation over the pairs'
+//    log ratios with the campaign's recorded settings; a failed pair makes it `failed`.
+//  - The winner (CampaignSummary::best): with confirmation on, the eligible candidate (verified,
+//    or explored when there is no evaluate stage) confirmed faster than the baseline with the
+//    highest confirmed ratio; when none is, the baseline itself if it is eligible. So a
+//    candidate never beats the baseline on a median alone. With confirmation off, or without a
+//    baseline, the eligible candidate with the best objective.
 //  - verified: every evaluate shard recorded and ok. rolled_back: some shard recorded and not ok.
 //  - With a test gate (CampaignInfo::test_gate), the gate's verdict is one more required evaluate
 //    trial, at index `shards`, so a candidate is not verified between its last shard and its
@@ -20,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "flotilla/results/Stats.h"
 #include "flotilla/results/Store.h"
 
 namespace flotilla::results {
@@ -27,20 +39,35 @@ namespace flotilla::results {
 enum class CandidateStatus { pending, explore_failed, explored, verified, rolled_back };
 std::string_view to_string(CandidateStatus status);
 
+// A candidate's confirmation against its reference, as its pairs say.
+struct ConfirmationSummary {
+  std::int64_t reference = -1;
+  stats::Confirmation result;   // verdict, pairs, ratio and its interval
+  std::string reason;           // why it failed
+};
+
 struct CandidateSummary {
   CandidateRecord record;
   CandidateStatus status = CandidateStatus::pending;
   std::optional<double> objective;
+  std::optional<stats::Interval> interval;  // of the objective (the median), once explored
   double spread = 0;
   int repeats_done = 0;
   int shards_done = 0;
   int shards_passed = 0;
   std::string reason;                     // why it failed or was rolled back
   std::map<std::string, double> metrics;  // median of each metric over the explore repeats
+  std::optional<ConfirmationSummary> confirmation;
+  int confirm_runs = 0;                    // runs its confirmation took (2 per pair)
+  bool confirmed_faster() const {
+    return confirmation && confirmation->result.verdict == stats::Verdict::faster;
+  }
 };
 
 CandidateSummary summarize_candidate(const CandidateRecord& candidate, const std::vector<const TrialRecord*>& trials,
-                                     int repeats, int shards, bool test_gate = false);
+                                     const CampaignInfo& campaign);
+// The confirmation settings a campaign file records.
+stats::ConfirmSettings confirm_settings(const CampaignInfo& campaign);
 
 // True when objective a is strictly better than b.
 inline bool better(double a, double b, bool maximize) { return maximize ? a > b : a < b; }
@@ -49,12 +76,26 @@ struct CampaignSummary {
   CampaignInfo campaign;
   std::vector<CandidateSummary> candidates;  // by id
   std::optional<std::size_t> baseline;        // index into candidates
-  std::optional<std::size_t> best;            // best verified (or best explored when nothing is verified by design)
-  bool best_verified = false;
+  std::optional<std::size_t> best;            // the winner (see the rules above)
+  bool best_verified = false;                 // the winner passed its tests (an evaluate stage exists)
+  bool best_confirmed = false;                // the winner is confirmed faster than the baseline
+  bool confirming = false;                    // confirmation is on and there is a baseline
+  // The best eligible candidate by its median when that is not the winner: it was not
+  // confirmed faster (or not confirmed yet). The report says why it did not win.
+  std::optional<std::size_t> best_unconfirmed;
+  int repeats_extra = 0;                      // adaptive explore repeats beyond `repeats`
+  int confirm_runs = 0;                       // runs all confirmations took
+  int warmups = 0;                            // discarded warm-up runs
+  // The noise: the baseline's robust coefficient of variation over its repeats, and the
+  // smallest gain its confirmation could resolve with the allowed pairs (Stats.h).
+  std::optional<double> noise_cv;
+  std::optional<double> resolvable_gain;      // e.g. 1.06: gains below about 6% are unlikely to be confirmed
+  bool too_noisy = false;                     // resolvable_gain above (1 + min_effect)^2
   std::size_t trials = 0;
   std::size_t failed_trials = 0;
   std::map<std::string, std::size_t> failures_by_reason;
   std::size_t count(CandidateStatus status) const;
+  std::size_t confirmed_count(stats::Verdict verdict) const;
   // Candidates with an objective, best first (verified and explored; rolled-back excluded).
   std::vector<std::size_t> ranking() const;
 };

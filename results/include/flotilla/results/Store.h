@@ -10,8 +10,10 @@
 //  - Candidate ids are dense: the n-th candidate appended has id n.
 //  - No HDF5 type or handle appears in this header.
 // Schema (docs/results-schema.md): root attributes flotilla_schema, flotilla_version; group
-// /campaign with its attributes; compound datasets /candidates, /trials, /metrics, /events; the
-// group /tests with per-test outcomes (TestTables.h).
+// /campaign with its attributes; compound datasets /candidates, /trials, /metrics, /events,
+// /estimates, /confirmations; the bytes of long configurations in /candidate_text; the group
+// /tests with per-test outcomes (TestTables.h). Files of schema 1 are read (they have no
+// estimates, confirmations or long configurations); only files of this schema are appended to.
 #pragma once
 
 #include <flotilla/results/TestOutcomes.h>
@@ -28,9 +30,12 @@
 
 namespace flotilla::results {
 
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
+inline constexpr int kOldestReadableSchema = 1;
 
-enum class TrialKind : std::int8_t { explore = 0, evaluate = 1 };
+// explore: a benchmark repeat; evaluate: a test shard (or a suite's verdict / re-run);
+// confirm: one interleaved pair of a confirmation (docs/verdicts.md); warmup: a discarded run.
+enum class TrialKind : std::int8_t { explore = 0, evaluate = 1, confirm = 2, warmup = 3 };
 enum class TrialStatus : std::int8_t { ok = 0, failed = 1, timeout = 2, cancelled = 3 };
 
 std::string_view to_string(TrialKind kind);
@@ -50,12 +55,17 @@ struct CampaignInfo {
   std::string flotilla_version;
   std::string host;
   double created = 0;        // seconds since the epoch
+  // Confirmation of speed-ups (docs/verdicts.md); confirm_max_pairs 0: confirmation off.
+  double confirm_confidence = 0.95;
+  double confirm_min_effect = 0.02;
+  std::int32_t confirm_max_pairs = 0;
+  std::int32_t schema = kSchemaVersion;  // the file's schema version (read back; written as kSchemaVersion)
 };
 
 struct CandidateRecord {
   std::int64_t id = 0;
   std::int32_t round = 0;
-  std::string config;        // canonical "name=value name=value" text, at most 1023 bytes
+  std::string config;        // canonical "name=value name=value" text, of any length
   std::string origin;        // "baseline", "grid", "random", ...; at most 31 bytes
 };
 
@@ -80,11 +90,41 @@ struct TrialRecord {
   std::int32_t rank = 0;     // where it ran: MPI rank (0 for the local backend),
   std::string host;          //   host, at most 63 bytes,
   std::string device;        //   "cpu" or the CUDA_VISIBLE_DEVICES it saw, at most 63 bytes
+  std::string cores;         //   the CPUs it was pinned to ("0", "2-3"); empty: not pinned
 
   bool same_key(const TrialRecord& other) const {
     return candidate == other.candidate && kind == other.kind && index == other.index &&
            attempt == other.attempt;
   }
+};
+
+// A candidate's objective as an estimate: the median of its explore repeats and the
+// order-statistic interval (Stats.h), written when its exploration is final.
+struct EstimateRecord {
+  std::int64_t candidate = 0;
+  std::int32_t repeats = 0;
+  double estimate = 0;
+  double low = 0;
+  double high = 0;
+  double coverage = 0;       // the interval's actual coverage (0..1)
+  double time = 0;
+};
+
+// The performance half of verification: a candidate measured against its reference in
+// interleaved pairs (docs/verdicts.md). `verdict` is a stats::verdict_key ("faster", ...).
+struct ConfirmationRecord {
+  std::int64_t candidate = 0;
+  std::int64_t reference = 0;
+  std::string verdict;
+  std::int32_t pairs = 0;
+  std::int32_t looks = 0;
+  double ratio = 1;          // speed-up over the reference (> 1: better), Hodges-Lehmann
+  double low = 1;            // its interval, simultaneous over the looks at `confidence`
+  double high = 1;
+  double confidence = 0.95;
+  double min_effect = 0.02;
+  double time = 0;
+  std::string reason;        // why it failed, when verdict is "failed"; at most 255 bytes
 };
 
 struct EventRecord {
@@ -128,6 +168,11 @@ class Store {
   // key is already recorded.
   bool add_trial(const TrialRecord& record);
   void add_event(const EventRecord& record);
+  // Estimates and confirmations (schema 2; a schema 1 file reads as having none).
+  void add_estimate(const EstimateRecord& record);
+  void add_confirmation(const ConfirmationRecord& record);
+  std::vector<EstimateRecord> estimates() const;
+  std::vector<ConfirmationRecord> confirmations() const;
 
   // Defers the writes of the candidates, trials and events added while it lives: they are held
   // in memory and written together, one append and one H5Dflush per table, in the order

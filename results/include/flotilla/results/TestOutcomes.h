@@ -79,14 +79,19 @@ struct TestSummary {
 
 TestSummary summarize(std::span<const std::uint8_t> outcomes);
 
-// Regressions: passed in the reference, fail/error/timeout in the candidate. Fixes: the other
-// way round. Tests are matched by index when both sides share a suite, by name otherwise;
-// tests only one side has are counted, never regressions or fixes.
+// Test by test, never by counts. Regressions: passed in the reference, anything but a pass in
+// the candidate (fail, error, timeout, not run, or skipped: a variant that stops running a test
+// has not kept it passing). Dropped: passed in the reference and absent from the candidate's
+// suite altogether; a regression too. Fixes: fail/error/timeout in the reference, pass in the
+// candidate. Tests are matched by index when both sides share a suite, by name otherwise. So a
+// variant that drops one passing test and fixes another has one regression, whatever the counts.
 struct TestDiff {
   std::vector<std::int64_t> regressions;   // indices into the candidate's suite
+  std::vector<std::int64_t> dropped;       // indices into the reference's suite
   std::vector<std::int64_t> fixes;
   std::int64_t only_in_reference = 0;
   std::int64_t only_in_candidate = 0;
+  std::size_t regression_count() const { return regressions.size() + dropped.size(); }
 };
 
 // Same suite: a bytewise pass over the two arrays.
@@ -95,8 +100,12 @@ TestDiff diff_outcomes(std::span<const std::uint8_t> reference, std::span<const 
 TestDiff diff_outcomes(const TestSuite& reference_suite, std::span<const std::uint8_t> reference,
                        const TestSuite& candidate_suite, std::span<const std::uint8_t> candidate);
 
-// evaluate.gate's test rule: every test passes (skips allowed), or compatibility climbing: no
-// regression against the baseline and at least as many passing tests as the baseline.
+// The tests that fail all_pass: fail, error, timeout or not run (indices, in order).
+std::vector<std::int64_t> failing_tests(std::span<const std::uint8_t> outcomes);
+
+// evaluate.gate's test rule: every test passes (skips allowed; a test given but not reported is
+// not run, and fails), or compatibility climbing: no regression against the baseline, test by
+// test (TestDiff).
 enum class TestGate { all_pass, no_regression };
 
 struct GateVerdict {
@@ -104,7 +113,18 @@ struct GateVerdict {
   std::string reason;   // why it failed; empty when passed
 };
 
+// The first few tests a failed gate names, already as text ("suite.test (fail)"), so the reason
+// says which tests, not only how many: the failing ones (all_pass), or the regressions then the
+// dropped ones (no_regression).
+struct GateNames {
+  std::vector<std::string> tests;
+};
+
 GateVerdict decide_gate(TestGate gate, const TestSummary& candidate, const TestSummary* baseline,
-                        const TestDiff* against_baseline);
+                        const TestDiff* against_baseline, const GateNames& names = {});
+
+// "a, b, c and 12 more": `names` (the first few of `total`), for a reason.
+std::string name_list(const std::vector<std::string>& names, std::size_t total);
+inline constexpr std::size_t kNamedTests = 5;  // how many tests a reason names
 
 }  // namespace flotilla::results

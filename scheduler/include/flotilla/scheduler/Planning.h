@@ -13,11 +13,11 @@
 namespace flotilla::scheduler {
 
 // A task's id is its trial key, so results that come back after a restart (a worker's job file,
-// a re-attached Slurm job) still say which trial they are: candidate << 24 | kind << 23 | index.
+// a re-attached Slurm job) still say which trial they are: candidate << 24 | kind << 22 | index.
 struct TaskKey {
   std::int64_t candidate = 0;
   results::TrialKind kind = results::TrialKind::explore;
-  int index = 0;  // < 2^23
+  int index = 0;  // < 2^22
   bool operator==(const TaskKey&) const = default;
 };
 std::uint64_t encode_task_id(const TaskKey& key);
@@ -37,6 +37,27 @@ std::vector<int> missing_indices(const std::vector<const results::TrialRecord*>&
 // not gated: it is always evaluated, as the reference. Returns none when the round is done.
 std::vector<std::int64_t> next_evaluations(const std::vector<results::CandidateSummary>& round, const Gate& gate,
                                            bool maximize, std::optional<double> incumbent);
+
+// Adaptive repeats and racing (docs/verdicts.md): which explored candidates of a round get more
+// repeats, and how many repeats each should have in all. A candidate whose objective's interval
+// still contains the incumbent's objective is undecided: it gets `step` more, up to
+// `max_repeats`. One whose interval lies entirely on one side is decided: clearly worse stops
+// there (it is raced out), clearly better needs no more (its confirmation will measure it).
+// The baseline is the reference, not a contender. Without an incumbent nothing is undecided.
+struct MoreRepeats {
+  std::int64_t candidate = 0;
+  int total = 0;  // repeats it should have, the recorded ones included
+};
+std::vector<MoreRepeats> more_repeats(const std::vector<results::CandidateSummary>& round,
+                                      std::optional<double> incumbent, int step, int max_repeats);
+
+// The candidates to confirm after a round, best first, at most `tries`: eligible ones (verified,
+// or explored when the campaign has no evaluate stage) other than the baseline, not confirmed
+// yet, whose objective beats `threshold` (the winner's, or the baseline's when nothing is
+// confirmed). A confirmation decides whether the candidate may be reported as beating the
+// baseline at all, so only those that would change the headline are worth its pairs.
+std::vector<std::int64_t> confirmation_candidates(const results::CampaignSummary& summary,
+                                                  std::optional<double> threshold, int tries);
 
 // Why the campaign stops before proposing another batch, or nullopt to go on.
 // `explored` counts candidates other than the baseline.

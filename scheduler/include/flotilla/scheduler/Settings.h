@@ -59,7 +59,17 @@ struct Settings {
 
   std::string explore_command;
   int repeats = 3;
+  int max_repeats = 6;                   // adaptive repeats stop here (docs/verdicts.md)
   std::chrono::milliseconds explore_timeout{60'000};
+  bool explore_exclusive = false;        // local backend: nothing runs beside a benchmark run
+  int warmup = 0;                        // discarded runs before a candidate's repeats
+
+  // Confirmation of speed-ups (docs/verdicts.md).
+  bool confirm = true;
+  double confirm_confidence = 0.95;
+  double confirm_min_effect = 0.02;
+  int confirm_max_pairs = 40;
+  int confirm_tries = 2;
 
   std::string evaluate_command;          // empty: no evaluate stage, nothing is verified
   int shards = 1;
@@ -69,6 +79,7 @@ struct Settings {
   // shard writes a report, and a candidate is verified by the test gate over all of its tests.
   suites::SuiteKind suite = suites::SuiteKind::exit;
   std::string suite_files;               // suite = files: the glob
+  std::string suite_list;                // suite = junit or tap: the listing command, or "none"
   suites::SuiteKind suite_report = suites::SuiteKind::tap;   // suite = files: tap or junit
   results::TestGate require = results::TestGate::all_pass;
   bool rerun_failures = true;
@@ -80,6 +91,7 @@ struct Settings {
 
   std::string backend = "local";
   unsigned slots = 0;
+  bool pin = true;                       // local backend: slots pinned to their own CPUs
   unsigned ranks = 0;                    // mpi backend: 0 = slots + 1
   struct Slurm {
     std::string partition;

@@ -2,16 +2,22 @@
 // re-run of its failures (docs/tests.md). Pure.
 //
 // Rules:
-//  - With a discovery (gtest, ctest, files), the suite is the discovered list, in its order. A
-//    test a shard was given but did not report is a timeout when the shard timed out, an error
-//    otherwise (its message says why the shard ended); a test no shard was given is not_run.
+//  - With a discovery (gtest, ctest, or the listing of evaluate.list for junit and tap), the
+//    suite is the discovered list, in its order. A test a shard was given but did not report is
+//    a timeout when the shard timed out, not_run otherwise (its message says which shard and why
+//    the shard ended); a listed test no shard reported is not_run too. not_run fails every gate.
 //    A reported name that discovery did not list, or one reported twice, is an error in the
 //    sharding and throws ReportError: outcomes are never silently dropped or double-counted.
 //    A test index outside the discovery, or one given to two shards, throws too.
-//  - Without a discovery (junit, tap: the command shards itself), the suite is every reported
+//  - Without a discovery (files, junit and tap with `list = none`), the suite is every reported
 //    name, shard by shard in report order; a name reported twice throws. A shard that timed out,
 //    or failed without reporting any failing test, adds a test "<shard N>" (timeout or error,
 //    its reason as the message), so a suite whose shard died before reporting never passes.
+//  - Files (ShardRun::files): every file a shard was given must be named by a test of its
+//    report: the test's name is one of the file's names (its path, as given or relative), or
+//    starts with one followed by ':', ' ', '#', '(' or '['. A file no test names becomes a test
+//    of its own, named by its first name, not_run (timeout when the shard timed out): a checker
+//    that silently skips a file never passes.
 //  - A re-run sets each re-run test's second outcome; the first is kept, so flaky tests show.
 #pragma once
 
@@ -31,6 +37,9 @@ struct ShardRun {
   std::vector<TestResult> results;  // what its report said
   bool timed_out = false;
   std::string ended;  // why the shard process failed (its task's reason); "" if it exited 0
+  // Files suites: the files the shard was given, each with the names a test may call it by (the
+  // first is how it is shown: the path relative to the working directory).
+  std::vector<std::vector<std::string>> files;
 };
 
 struct Assembled {
@@ -43,7 +52,7 @@ struct Assembled {
 // `discovered`: the discovery's names, or nullopt when the suite kind has no discovery.
 Assembled assemble(const std::optional<std::vector<std::string>>& discovered, const std::vector<ShardRun>& shards);
 
-// The tests to re-run: those whose outcome is fail, error or timeout, in index order.
+// The tests to re-run: those whose outcome is fail, error, timeout or not run, in index order.
 std::vector<std::int64_t> failures_to_rerun(const Assembled& assembled);
 
 // Records the re-run: `rerun` holds the results of re-running `given` (indices into the suite).
