@@ -53,6 +53,7 @@ results::JobRecord to_job_record(TaskResult result) {
   record.rank = result.rank;
   record.host = std::move(result.host);
   record.device = std::move(result.device);
+  record.cores = std::move(result.cores);
   return record;
 }
 
@@ -71,6 +72,7 @@ TaskResult from_job_record(const results::JobRecord& record) {
   result.rank = record.rank;
   result.host = record.host;
   result.device = record.device;
+  result.cores = record.cores;
   return result;
 }
 

@@ -64,7 +64,7 @@ std::vector<RankRecord> JobFileReader::ranks() const {
     m_impl->refresh(m_impl->m_tables.ranks);
     std::vector<RankRecord> ranks;
     for (const auto& row : h5::read_table<RankRow>(m_impl->m_tables.ranks.id(), m_impl->m_tables.types.rank.id()))
-      ranks.push_back({row.rank, from_field(row.host), from_field(row.device)});
+      ranks.push_back({row.rank, from_field(row.host), from_field(row.device), from_field(row.cores)});
     return ranks;
   });
 }
@@ -110,6 +110,7 @@ std::vector<JobRecord> JobFileReader::read_new() {
       if (auto it = where.find(row.rank); it != where.end()) {
         r.host = it->second.host;
         r.device = it->second.device;
+        r.cores = it->second.cores;
       }
     }
     impl.m_seen += rows.size();

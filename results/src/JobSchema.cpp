@@ -65,6 +65,7 @@ h5::Handle rank_type() {
   add_field(type.id(), "rank", offsetof(RankRow, rank), H5T_NATIVE_INT32);
   add_string(type.id(), "host", offsetof(RankRow, host), sizeof(RankRow::host));
   add_string(type.id(), "device", offsetof(RankRow, device), sizeof(RankRow::device));
+  add_string(type.id(), "cores", offsetof(RankRow, cores), sizeof(RankRow::cores));
   return type;
 }
 

@@ -59,6 +59,7 @@ struct RankRow {
   std::int32_t rank;
   char host[64];
   char device[64];
+  char cores[64];  // added without a version change: an older file reads it as ""
 };
 
 struct Types {

@@ -300,7 +300,7 @@ class CampaignRunner {
     if (!reference) return;
     auto summary = summarize();
     if (!summary.candidates[static_cast<std::size_t>(*reference)].objective) return;  // nothing to compare with
-    for (auto id : confirmation_candidates(summary, incumbent_objective(summary), m_s.confirm_tries)) {
+    for (auto id : confirmation_candidates(summary, incumbent_objective(summary), m_s.confirm_tries, m_s.max_repeats)) {
       run_tasks(round, "confirm", {make_task(id, results::TrialKind::confirm, 0)});
       summary = summarize();
       const auto& c = summary.candidates[static_cast<std::size_t>(id)];
@@ -545,7 +545,8 @@ class CampaignRunner {
     std::string detail;
     std::istringstream lines(r.output_tail);
     for (std::string line; std::getline(lines, line);)
-      if (line.starts_with("flotilla-pairs: pair")) detail = line.substr(16);
+      if (line.starts_with("flotilla-pairs: pair "))  // "flotilla-pairs: pair N: WHAT": the summary adds "pair N"
+        if (auto colon = line.find(": ", 21); colon != std::string::npos) detail = line.substr(colon + 2);
     failed.reason = detail.empty() ? (r.reason.empty() ? "no pair was measured" : r.reason) : detail;
     failed.metrics = {{"reference_candidate", reference}};
     if (m_store->add_trial(failed)) m_trials.push_back(std::move(failed));

@@ -44,6 +44,7 @@ std::optional<results::TrialRecord> to_trial_record(const jobs::TaskResult& r) {
   t.rank = r.rank;
   t.host = r.host;
   t.device = r.device;
+  t.cores = r.cores;
   return t;
 }
 

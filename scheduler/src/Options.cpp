@@ -65,7 +65,7 @@ const std::vector<OptionDecl>& option_table() {
        "confidence of the speed-up's interval, simultaneous over the sequential looks"},
       {"confirm.min_effect", "0.02", false, false,
        "smallest gain worth reporting: confirmed faster means the interval lies above 1 + this"},
-      {"confirm.max_pairs", "40", false, false, "most candidate/reference pairs one confirmation runs"},
+      {"confirm.max_pairs", "100", false, false, "most candidate/reference pairs one confirmation runs"},
       {"confirm.tries", "2", false, false,
        "candidates confirmed per round at most, best first, until one is confirmed faster"},
       {"search.strategy", "bayes", false, false,

@@ -70,22 +70,27 @@ std::vector<MoreRepeats> more_repeats(const std::vector<results::CandidateSummar
 }
 
 std::vector<std::int64_t> confirmation_candidates(const results::CampaignSummary& summary,
-                                                  std::optional<double> threshold, int tries) {
+                                                  std::optional<double> threshold, int tries, int max_repeats) {
   using results::CandidateStatus;
   const bool maximize = summary.campaign.direction != "minimize";
   const bool evaluated = summary.campaign.shards > 0;
-  std::vector<const results::CandidateSummary*> eligible;
+  std::vector<const results::CandidateSummary*> beating, undecided;
   for (const auto& c : summary.candidates) {
     if (c.record.origin == "baseline" || c.confirmation || !c.objective) continue;
     if (c.status != (evaluated ? CandidateStatus::verified : CandidateStatus::explored)) continue;
-    if (threshold && !results::better(*c.objective, *threshold, maximize)) continue;
-    eligible.push_back(&c);
+    if (!threshold || results::better(*c.objective, *threshold, maximize)) {
+      beating.push_back(&c);
+    } else if (c.interval && c.repeats_done >= max_repeats && c.interval->low <= *threshold &&
+               *threshold <= c.interval->high) {
+      undecided.push_back(&c);
+    }
   }
-  std::stable_sort(eligible.begin(), eligible.end(), [&](const auto* a, const auto* b) {
-    return results::better(*a->objective, *b->objective, maximize);
-  });
+  const auto best_first = [&](const auto* a, const auto* b) { return results::better(*a->objective, *b->objective, maximize); };
+  std::stable_sort(beating.begin(), beating.end(), best_first);
+  std::stable_sort(undecided.begin(), undecided.end(), best_first);
+  beating.insert(beating.end(), undecided.begin(), undecided.end());
   std::vector<std::int64_t> ids;
-  for (const auto* c : eligible)
+  for (const auto* c : beating)
     if (static_cast<int>(ids.size()) < tries) ids.push_back(c->record.id);
   return ids;
 }

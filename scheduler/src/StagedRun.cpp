@@ -61,7 +61,9 @@ Settings stage_settings(const std::function<Settings()>& load, int stage, const 
 struct StageOutcome {
   std::filesystem::path file;
   std::optional<results::CandidateSummary> baseline;  // the incumbent, measured again in this stage
-  std::optional<results::CandidateSummary> best;      // the best verified candidate
+  std::optional<results::CandidateSummary> best;      // the stage's winner (confirmed faster than the incumbent,
+                                                      // or the incumbent itself; Analysis.h)
+  bool confirming = false;                            // the stage confirmed its winner against the incumbent
   std::size_t explored = 0;
   std::size_t rolled_back = 0;
   int shards = 0;
@@ -72,6 +74,7 @@ StageOutcome read_stage(const std::filesystem::path& file) {
   StageOutcome o{.file = file, .shards = summary.campaign.shards};
   if (summary.baseline) o.baseline = summary.candidates[*summary.baseline];
   if (summary.best && summary.best_verified) o.best = summary.candidates[*summary.best];
+  o.confirming = summary.confirming;
   o.explored = static_cast<std::size_t>(std::count_if(summary.candidates.begin(), summary.candidates.end(),
                                                       [](const auto& c) { return c.record.origin != "baseline"; }));
   o.rolled_back = summary.count(results::CandidateStatus::rolled_back);
@@ -157,13 +160,24 @@ int run_staged_campaign(const std::function<Settings()>& load, const RunOptions&
       stop = fmt::format("stage {} could not compare against the incumbent", component.name);
       break;
     }
+    // A stage's gain counts only when its winner is confirmed faster than the incumbent, in
+    // interleaved pairs (docs/verdicts.md); the gain is then the confirmed ratio.
     const double before = *o.baseline->objective, after = *o.best->objective;
-    const bool accepted = o.best->record.id != o.baseline->record.id && stage_gain(before, after, base.maximize) > 0;
-    const double gain = accepted ? stage_gain(before, after, base.maximize) : 0.0;
+    const bool confirmed = o.best->confirmed_faster();
+    const bool accepted = o.best->record.id != o.baseline->record.id &&
+                          (o.confirming ? confirmed : stage_gain(before, after, base.maximize) > 0);
+    const double gain = !accepted ? 0.0
+                        : confirmed ? o.best->confirmation->result.ratio - 1
+                                    : stage_gain(before, after, base.maximize);
     const auto& chosen = accepted ? *o.best : *o.baseline;
-    out << fmt::format("{} chosen {}; {} {:.4g} -> {:.4g} (+{}); {}   {}\n", head,
+    const std::string confirmation =
+        confirmed ? fmt::format(", confirmed {:.3g}x [{:.3g}, {:.3g}] in {} pairs", o.best->confirmation->result.ratio,
+                                o.best->confirmation->result.low, o.best->confirmation->result.high,
+                                o.best->confirmation->result.pairs)
+                  : "";
+    out << fmt::format("{} chosen {}; {} {:.4g} -> {:.4g} (+{}{}); {}   {}\n", head,
                        accepted ? settings_of(chosen.record.config, component.params) : "none (incumbent kept)",
-                       objective, before, accepted ? after : before, percent(gain),
+                       objective, before, accepted ? after : before, percent(gain), confirmation,
                        chosen.status == results::CandidateStatus::verified ? verification(chosen, o.shards)
                                                                            : "incumbent verified in an earlier stage",
                        o.file.string());

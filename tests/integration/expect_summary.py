@@ -1,6 +1,8 @@
 #!/usr/bin/python3
 """expect_summary.py FLOTILLA FILE.h5 CHECK... — asserts on `flotilla results summary --json`.
-Checks: best_config=TEXT, best_verified, gain_gt=X, rolled_back=N, candidates=N."""
+Checks: best_config=TEXT, best_verified, gain_gt=X, rolled_back=N, candidates=N, verdict=WORDS (the
+top-level verdict, underscores for spaces: verdict=confirmed_faster), confirmed_interval (a
+confirmed winner's interval lies above 1 + the minimum effect and holds its ratio)."""
 import json
 import subprocess
 import sys
@@ -21,6 +23,14 @@ for check in checks:
         ok = len(summary["rolled_back"]) == int(value)
     elif name == "candidates":
         ok = summary["progress"]["candidates"] == int(value)
+    elif name == "verdict":
+        ok = summary["verdict"] == value.replace("_", " ")
+    elif name == "confirmed_interval":
+        c = best.get("confirmation") or {}
+        interval = summary["gain_interval"] or {}
+        ok = (summary["best_confirmed"] and c.get("verdict") == "faster"
+              and interval.get("low", 0) > 1 + c["min_effect"]
+              and interval["low"] <= summary["gain_over_baseline"] <= interval["high"])
     else:
         sys.exit(f"unknown check {name}")
     if not ok:

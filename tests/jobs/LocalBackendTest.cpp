@@ -10,9 +10,11 @@
 #include <fstream>
 #include <iterator>
 #include <stdexcept>
+#include <set>
 #include <thread>
 
 #include "BackendTestUtil.h"
+#include "flotilla/jobs/Placement.h"
 
 namespace flotilla::jobs::test {
 namespace {
@@ -201,6 +203,82 @@ TEST(LocalBackend, ThroughputOfEmptyTasks) {
   for (const auto& result : results) EXPECT_EQ(result.status, TaskStatus::ok) << result.reason;
   std::printf("[ rate     ] %llu x true on 2 slots: %.2f s, %.0f tasks/s\n",
               static_cast<unsigned long long>(kTasks), elapsed, kTasks / elapsed);
+}
+
+}  // namespace
+}  // namespace flotilla::jobs::test
+
+namespace flotilla::jobs::test {
+namespace {
+
+// The CPUs a task's own process may run on, as it prints them (Cpus_allowed_list).
+std::string cpus_seen(const TaskResult& r) {
+  const auto at = r.output_tail.find("Cpus_allowed_list:");
+  if (at == std::string::npos) return "?";
+  auto line = r.output_tail.substr(at + 18, r.output_tail.find('\n', at) - at - 18);
+  line.erase(0, line.find_first_not_of(" \t"));
+  return line;
+}
+
+TEST(SlotCpus, EqualBlocksOrRoundRobin) {
+  const std::vector<int> four = {0, 1, 2, 3};
+  EXPECT_EQ(slot_cpus(four, 0, 2), (std::vector<int>{0, 1}));
+  EXPECT_EQ(slot_cpus(four, 1, 2), (std::vector<int>{2, 3}));
+  EXPECT_EQ(slot_cpus(four, 0, 3), (std::vector<int>{0, 1}));  // 4 over 3: the first block is larger
+  EXPECT_EQ(slot_cpus(four, 2, 3), (std::vector<int>{3}));
+  EXPECT_EQ(slot_cpus({0, 1}, 3, 4), (std::vector<int>{1}));  // more slots than CPUs: round-robin
+  EXPECT_TRUE(slot_cpus({}, 0, 2).empty());
+  EXPECT_EQ(cpu_list_text({0, 1, 2, 5, 7, 8}), "0-2,5,7-8");
+  EXPECT_EQ(cpu_list_text({}), "");
+}
+
+// Each slot's task runs on its slot's CPUs and says so in its result; with pinning off, tasks
+// see every CPU and record none.
+TEST(LocalBackend, SlotsArePinnedToTheirOwnCpus) {
+  const auto cpus = allowed_cpus();
+  ASSERT_FALSE(cpus.empty());
+  auto backend = local(2);
+  std::vector<TaskSpec> specs;
+  for (std::uint64_t i = 0; i < 2; ++i) specs.push_back(sh_task(i, "grep Cpus_allowed_list /proc/self/status; sleep 0.3"));
+  backend->submit(std::move(specs));
+  const auto results = collect_results(*backend, 2);
+  std::set<std::string> seen;
+  for (const auto& r : results) {
+    ASSERT_EQ(r.status, TaskStatus::ok) << r.reason;
+    EXPECT_EQ(cpus_seen(r), r.cores);
+    seen.insert(r.cores);
+  }
+  EXPECT_EQ(seen, (std::set<std::string>{cpu_list_text(slot_cpus(cpus, 0, 2)), cpu_list_text(slot_cpus(cpus, 1, 2))}));
+  BackendOptions off;
+  off.slots = 1;
+  off.pin = false;
+  auto unpinned = make_backend(off);
+  const auto r = run_one(*unpinned, sh_task(9, "grep Cpus_allowed_list /proc/self/status"));
+  EXPECT_EQ(r.cores, "");
+  EXPECT_EQ(cpus_seen(r), cpu_list_text(cpus));
+}
+
+// An exclusive task starts only when nothing else runs, and nothing starts beside it.
+TEST(LocalBackend, ExclusiveTasksRunAlone) {
+  auto backend = local(2);
+  const auto marks = std::filesystem::temp_directory_path() / ("flotilla-exclusive-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(marks);
+  const auto task = [&](std::uint64_t id, bool exclusive) {
+    auto spec = sh_task(id, "date +%s.%N > " + (marks / std::to_string(id)).string() + ".start; sleep 0.2; date +%s.%N > " +
+                                (marks / std::to_string(id)).string() + ".end");
+    spec.exclusive = exclusive;
+    return spec;
+  };
+  backend->submit({task(0, false), task(1, false), task(2, true), task(3, false)});
+  for (const auto& r : collect_results(*backend, 4)) ASSERT_EQ(r.status, TaskStatus::ok) << r.reason;
+  const auto at = [&](std::uint64_t id, const char* what) {
+    return std::stod(read_file(marks / (std::to_string(id) + "." + what)));
+  };
+  EXPECT_LT(at(0, "start"), at(1, "end"));   // 0 and 1 share the two slots
+  EXPECT_LT(at(1, "start"), at(0, "end"));
+  EXPECT_GE(at(2, "start"), std::max(at(0, "end"), at(1, "end")));  // 2 waits for both
+  EXPECT_GE(at(3, "start"), at(2, "end"));   // and 3 waits for 2, though a slot was free
+  std::filesystem::remove_all(marks);
 }
 
 }  // namespace

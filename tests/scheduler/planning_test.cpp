@@ -133,3 +133,80 @@ TEST(Analysis, TestGateVerdictIsRequired) {
   EXPECT_EQ(rolled.status, CandidateStatus::rolled_back);
   EXPECT_EQ(rolled.reason, "test gate: 1 regression against the baseline");
 }
+
+namespace {
+results::CandidateSummary with_interval(std::int64_t id, double low, double median, double high, int repeats = 3,
+                                        std::string origin = "random") {
+  auto c = explored(id, median, std::move(origin));
+  c.interval = results::stats::Interval{.estimate = median, .low = low, .high = high, .coverage = 0.75};
+  c.repeats_done = repeats;
+  return c;
+}
+}  // namespace
+
+// Racing: only a candidate whose interval still contains the incumbent's objective gets more
+// repeats; clearly worse or clearly better ones are decided; the baseline and candidates at the
+// limit get none; without an incumbent nothing is undecided.
+TEST(AdaptiveRepeats, OnlyUndecidedCandidatesGetMore) {
+  std::vector<results::CandidateSummary> round = {
+      with_interval(1, 1.0, 1.5, 2.0),             // contains 1.8: undecided
+      with_interval(2, 0.5, 0.7, 0.9),             // clearly worse: raced out
+      with_interval(3, 2.0, 2.5, 3.0),             // clearly better: its confirmation will measure it
+      with_interval(4, 1.7, 1.9, 2.1, 6),          // undecided, but at max_repeats
+      with_interval(5, 1.0, 1.8, 2.0, 3, "baseline")};
+  const auto more = more_repeats(round, 1.8, 3, 6);
+  ASSERT_EQ(more.size(), 1u);
+  EXPECT_EQ(more[0].candidate, 1);
+  EXPECT_EQ(more[0].total, 6);
+  EXPECT_EQ(more_repeats(round, 1.8, 2, 4)[0].total, 4);  // capped by max_repeats
+  EXPECT_TRUE(more_repeats(round, std::nullopt, 3, 6).empty());
+  round[0].status = CandidateStatus::explore_failed;
+  EXPECT_TRUE(more_repeats(round, 1.8, 3, 6).empty());
+}
+
+namespace {
+results::CampaignSummary campaign_of(std::vector<results::CandidateSummary> candidates, int shards = 1,
+                                     std::string direction = "maximize") {
+  results::CampaignSummary s;
+  s.campaign.shards = shards;
+  s.campaign.direction = std::move(direction);
+  s.candidates = std::move(candidates);
+  return s;
+}
+}  // namespace
+
+// Confirmation candidates: verified (explored without an evaluate stage), not the baseline, not
+// confirmed yet, beating the threshold; best first, at most `tries`.
+TEST(ConfirmationCandidates, BestEligibleFirstUpToTries) {
+  auto a = explored(1, 5), b = explored(2, 9), c = explored(3, 7), d = explored(4, 8), base = explored(0, 4, "baseline");
+  for (auto* x : {&a, &b, &c, &d, &base}) x->status = CandidateStatus::verified;
+  d.confirmation = results::ConfirmationSummary{};  // confirmed already
+  c.status = CandidateStatus::rolled_back;
+  const auto s = campaign_of({base, a, b, c, d});
+  EXPECT_EQ(confirmation_candidates(s, 4.0, 2, 6), (std::vector<std::int64_t>{2, 1}));
+  EXPECT_EQ(confirmation_candidates(s, 4.0, 1, 6), (std::vector<std::int64_t>{2}));
+  EXPECT_EQ(confirmation_candidates(s, 6.0, 5, 6), (std::vector<std::int64_t>{2}));  // 5 cannot beat 6
+  EXPECT_TRUE(confirmation_candidates(s, 9.0, 5, 6).empty());
+  // Minimised objectives: lower is better.
+  EXPECT_EQ(confirmation_candidates(campaign_of({base, a, b}, 1, "minimize"), 8.0, 5, 6),
+            (std::vector<std::int64_t>{1}));
+  // Without an evaluate stage, explored candidates are eligible; verified ones only with one.
+  auto e = explored(5, 10);
+  EXPECT_EQ(confirmation_candidates(campaign_of({base, e}, 0), 4.0, 5, 6), (std::vector<std::int64_t>{5}));
+  EXPECT_TRUE(confirmation_candidates(campaign_of({base, e}, 1), 4.0, 5, 6).empty());
+}
+
+// A candidate whose median does not beat the threshold, but whose interval still contains it
+// after the most repeats exploration gives, is confirmed after the ones that beat it: only the
+// pairs can tell. One short of max_repeats, adaptive repeats come first.
+TEST(ConfirmationCandidates, UndecidedAfterAllRepeatsComeAfterTheBeatingOnes) {
+  auto base = with_interval(0, 0.9, 1.0, 1.1, 3, "baseline");
+  auto close = with_interval(1, 0.8, 0.97, 1.2, 6);   // median below 1.0, interval holds it
+  auto worse = with_interval(2, 0.5, 0.6, 0.7, 6);    // clearly worse
+  auto beats = with_interval(3, 1.0, 1.3, 1.6, 3);
+  auto early = with_interval(4, 0.8, 0.98, 1.2, 3);   // undecided, but it may still get repeats
+  for (auto* x : {&base, &close, &worse, &beats, &early}) x->status = CandidateStatus::explored;
+  const auto s = campaign_of({base, close, worse, beats, early}, 0);
+  EXPECT_EQ(confirmation_candidates(s, 1.0, 5, 6), (std::vector<std::int64_t>{3, 1}));
+  EXPECT_EQ(confirmation_candidates(s, 1.0, 1, 6), (std::vector<std::int64_t>{3}));
+}

@@ -51,7 +51,8 @@ TEST(Wire, ResultsRoundTrip) {
 }
 
 TEST(Wire, HelloAndBatchRoundTrip) {
-  const Hello hello = decode_hello(encode(Hello{"node17", "GPU-8f3c"}));
+  const Hello hello = decode_hello(encode(Hello{"node17", "GPU-8f3c", "4-7"}));
+  EXPECT_EQ(hello.cores, "4-7");
   EXPECT_EQ(hello.host, "node17");
   EXPECT_EQ(hello.device, "GPU-8f3c");
   const Batch batch = decode_batch(encode(Batch{10, 1034}));

@@ -61,6 +61,7 @@ TaskResult Executor::run(const ManifestTask& task) {
   result.rank = m_placement.rank;
   result.host = m_placement.host;
   result.device = m_placement.device;
+  result.cores = m_placement.cores;
   return result;
 }
 

@@ -58,6 +58,7 @@ std::string encode(const Hello& hello) {
   Writer out;
   out.put(std::string_view(hello.host));
   out.put(std::string_view(hello.device));
+  out.put(std::string_view(hello.cores));
   return out.take();
 }
 
@@ -96,6 +97,7 @@ Hello decode_hello(std::string_view bytes) {
   Hello hello;
   hello.host = in.text();
   hello.device = in.text();
+  hello.cores = in.text();
   in.finish();
   return hello;
 }

@@ -26,6 +26,7 @@ class WireError : public std::runtime_error {
 struct Hello {
   std::string host;
   std::string device;
+  std::string cores;  // the rank's CPUs (cpu_list_text)
 };
 
 struct Batch {

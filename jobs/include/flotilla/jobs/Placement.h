@@ -22,6 +22,7 @@ struct Placement {
   int rank = 0;
   std::string host;
   std::string device;  // "cpu", or the CUDA_VISIBLE_DEVICES value the task ran with
+  std::string cores;   // the CPUs the task may run on ("0-3"); empty: not known
 };
 
 // The environment variables (unset: nullopt) and GPU count that choose_device reads.

@@ -38,6 +38,7 @@ struct RankRecord {
   std::int32_t rank = 0;
   std::string host;    // at most 63 bytes
   std::string device;  // at most 63 bytes
+  std::string cores;   // the CPUs it may run on ("0-3"); at most 63 bytes
 };
 
 struct JobRecord {
@@ -54,6 +55,7 @@ struct JobRecord {
   std::int32_t rank = 0;
   std::string host;  // filled from the rank's RankRecord when read back
   std::string device;
+  std::string cores;
 };
 
 class JobFileWriter {

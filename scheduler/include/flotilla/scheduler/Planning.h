@@ -51,13 +51,17 @@ struct MoreRepeats {
 std::vector<MoreRepeats> more_repeats(const std::vector<results::CandidateSummary>& round,
                                       std::optional<double> incumbent, int step, int max_repeats);
 
-// The candidates to confirm after a round, best first, at most `tries`: eligible ones (verified,
-// or explored when the campaign has no evaluate stage) other than the baseline, not confirmed
-// yet, whose objective beats `threshold` (the winner's, or the baseline's when nothing is
-// confirmed). A confirmation decides whether the candidate may be reported as beating the
-// baseline at all, so only those that would change the headline are worth its pairs.
+// The candidates to confirm after a round, at most `tries`: eligible ones (verified, or explored
+// when the campaign has no evaluate stage) other than the baseline, not confirmed yet, that may
+// beat `threshold` (the winner's objective, or the baseline's when nothing is confirmed):
+//  - first those whose objective beats it, best first;
+//  - then those that adaptive repeats could not decide: their interval still contains the
+//    threshold after `max_repeats` repeats, best first. Exploration cannot tell whether they
+//    beat it; only the interleaved pairs of a confirmation can.
+// A confirmation decides whether a candidate may be reported as beating the baseline at all,
+// so only those that could change the headline are worth its pairs.
 std::vector<std::int64_t> confirmation_candidates(const results::CampaignSummary& summary,
-                                                  std::optional<double> threshold, int tries);
+                                                  std::optional<double> threshold, int tries, int max_repeats);
 
 // Why the campaign stops before proposing another batch, or nullopt to go on.
 // `explored` counts candidates other than the baseline.

@@ -68,7 +68,7 @@ struct Settings {
   bool confirm = true;
   double confirm_confidence = 0.95;
   double confirm_min_effect = 0.02;
-  int confirm_max_pairs = 40;
+  int confirm_max_pairs = 100;
   int confirm_tries = 2;
 
   std::string evaluate_command;          // empty: no evaluate stage, nothing is verified

@@ -1,0 +1,136 @@
+// verdicts_test.cpp — the winner rules of Analysis.h with confirmation: a candidate never beats
+// the baseline on a median alone; the confirmed one with the highest ratio wins; a failed pair
+// ends the confirmation; the report and its JSON carry the verdict words and intervals.
+#include <flotilla/results/Analysis.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace flotilla::results {
+namespace {
+
+CampaignInfo confirming_campaign(int max_pairs = 40) {
+  return {.name = "v", .objective = "rate", .direction = "maximize", .repeats = 3, .shards = 1,
+          .confirm_confidence = 0.95, .confirm_min_effect = 0.02, .confirm_max_pairs = max_pairs};
+}
+
+struct Records {
+  std::vector<CandidateRecord> candidates;
+  std::vector<TrialRecord> trials;
+
+  // A verified candidate whose three repeats are `values`.
+  void add(const std::string& origin, std::vector<double> values) {
+    const auto id = static_cast<std::int64_t>(candidates.size());
+    candidates.push_back({.id = id, .config = "x=" + std::to_string(id), .origin = origin});
+    for (int i = 0; i < static_cast<int>(values.size()); ++i)
+      trials.push_back({.candidate = id, .kind = TrialKind::explore, .index = i, .objective = values[i]});
+    trials.push_back({.candidate = id, .kind = TrialKind::evaluate, .index = 0, .objective = std::nan("")});
+  }
+  // Pairs of the candidate's confirmation against candidate 0, with these ratios.
+  void confirm(std::int64_t id, const std::vector<double>& ratios, int attempt = 0) {
+    for (int i = 0; i < static_cast<int>(ratios.size()); ++i)
+      trials.push_back({.candidate = id, .kind = TrialKind::confirm, .index = i, .attempt = attempt,
+                        .objective = ratios[i], .metrics = {{"reference_candidate", 0}}});
+  }
+  CampaignSummary summary(const CampaignInfo& info = confirming_campaign()) const {
+    return summarize(info, candidates, trials);
+  }
+};
+
+TEST(Verdicts, AMedianAloneNeverBeatsTheBaseline) {
+  Records r;
+  r.add("baseline", {1.0, 1.1, 0.9});
+  r.add("random", {2.0, 2.2, 1.8});  // twice as fast by median, not confirmed
+  auto s = r.summary();
+  ASSERT_TRUE(s.best);
+  EXPECT_EQ(*s.best, 0u);
+  EXPECT_FALSE(s.best_confirmed);
+  EXPECT_EQ(s.best_unconfirmed, 1u);
+  EXPECT_NE(summary_text(s, 5).find("the baseline itself: nothing is confirmed faster"), std::string::npos);
+  // With confirmation off the median decides, as it did before confirmation existed.
+  auto off = r.summary(confirming_campaign(0));
+  EXPECT_EQ(*off.best, 1u);
+  EXPECT_FALSE(off.confirming);
+}
+
+TEST(Verdicts, TheConfirmedCandidateWithTheHighestRatioWins) {
+  Records r;
+  r.add("baseline", {1.0, 1.0, 1.0});
+  r.add("random", {3.0, 3.0, 3.0});  // best median, but its pairs say no difference
+  r.add("random", {1.5, 1.5, 1.5});
+  r.add("random", {1.6, 1.6, 1.6});
+  r.confirm(1, std::vector<double>(40, 1.0));
+  r.confirm(2, std::vector<double>(11, 1.5));
+  r.confirm(3, std::vector<double>(11, 1.3));
+  const auto s = r.summary();
+  ASSERT_TRUE(s.best);
+  EXPECT_EQ(*s.best, 2u);  // 1.5x confirmed beats 1.3x confirmed, whatever the medians
+  EXPECT_TRUE(s.best_confirmed);
+  EXPECT_EQ(s.best_unconfirmed, 1u);
+  EXPECT_EQ(s.candidates[1].confirmation->result.verdict, stats::Verdict::no_difference);
+  EXPECT_EQ(s.candidates[2].confirmation->result.pairs, 11);
+  EXPECT_EQ(s.candidates[2].confirm_runs, 22);
+  EXPECT_EQ(s.confirm_runs, 80 + 22 + 22);
+  EXPECT_EQ(s.candidates[2].confirmation->reference, 0);
+  const auto text = summary_text(s, 5);
+  EXPECT_NE(text.find("confirmed faster: 1.5x [1.5, 1.5] over the baseline in 11 pairs"), std::string::npos) << text;
+  EXPECT_NE(text.find("not chosen candidate 1 (rate 3 [3, 3], verified): no significant difference: 1x [1, 1] over "
+                      "the baseline in 11 pairs"),
+            std::string::npos)
+      << text;
+  const auto json = nlohmann::json::parse(summary_json(s, 5));
+  EXPECT_EQ(json["verdict"], "confirmed faster");
+  EXPECT_DOUBLE_EQ(json["gain_over_baseline"].get<double>(), 1.5);
+  EXPECT_EQ(json["best"]["confirmation"]["verdict"], "faster");
+  EXPECT_EQ(json["best"]["confirmation"]["words"], "confirmed faster");
+  EXPECT_EQ(json["best_unconfirmed"]["id"], 1);
+  EXPECT_EQ(json["progress"]["confirmed_faster"], 2);
+  EXPECT_EQ(json["progress"]["no_significant_difference"], 1);
+}
+
+TEST(Verdicts, AFailedPairEndsTheConfirmation) {
+  Records r;
+  r.add("baseline", {1.0, 1.0, 1.0});
+  r.add("random", {2.0, 2.0, 2.0});
+  r.confirm(1, {2.0, 2.0, 2.0});
+  r.trials.push_back({.candidate = 1, .kind = TrialKind::confirm, .index = 3, .status = TrialStatus::failed,
+                      .objective = std::nan(""), .reason = "candidate run failed: exit code 1"});
+  const auto s = r.summary();
+  const auto& c = *s.candidates[1].confirmation;
+  EXPECT_EQ(c.result.verdict, stats::Verdict::failed);
+  EXPECT_EQ(c.reason, "pair 3: candidate run failed: exit code 1");
+  EXPECT_EQ(*s.best, 0u);
+  // A later attempt (the task ran again) is what counts.
+  r.confirm(1, std::vector<double>(11, 2.0), 1);
+  EXPECT_EQ(r.summary().candidates[1].confirmation->result.verdict, stats::Verdict::faster);
+}
+
+TEST(Verdicts, IntervalsAdaptiveRepeatsAndNoise) {
+  Records r;
+  r.add("baseline", {1.0, 1.2, 0.8});
+  r.add("random", {2.0, 2.2, 1.8});
+  // Three adaptive repeats after the first three; the median is over all six.
+  for (int i = 3; i < 6; ++i)
+    r.trials.push_back({.candidate = 1, .kind = TrialKind::explore, .index = i, .objective = 2.0 + 0.01 * i});
+  r.trials.push_back({.candidate = 1, .kind = TrialKind::warmup, .index = 0, .objective = 100});  // never counts
+  const auto s = r.summary();
+  const auto& c = s.candidates[1];
+  EXPECT_EQ(c.repeats_done, 6);
+  ASSERT_TRUE(c.interval);
+  EXPECT_NEAR(c.interval->coverage, 1 - 2.0 / 64, 1e-12);  // 6 repeats reach 95%: [min, max] at 96.9%
+  EXPECT_DOUBLE_EQ(*c.objective, 2.035);
+  EXPECT_EQ(s.repeats_extra, 3);
+  EXPECT_EQ(s.warmups, 1);
+  EXPECT_EQ(s.trials, 11u);  // explore and evaluate trials only
+  ASSERT_TRUE(s.noise_cv);
+  EXPECT_NEAR(*s.noise_cv, 1.4826 * 0.2, 1e-12);
+  EXPECT_TRUE(s.too_noisy);  // a CV of 30% cannot resolve a 2% effect with 40 pairs
+  EXPECT_NE(summary_text(s, 5).find("warning    too noisy to resolve the 2% minimum effect"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace flotilla::results
