@@ -34,11 +34,24 @@ Comparison compare(const std::vector<const CampaignSummary*>& campaigns) {
       auto& cell = out.rows[it->second].cells[k];
       if (cell.status) continue;  // a configuration appears once per campaign; keep the first
       cell.value = c.objective;
+      if (c.interval) cell.low = c.interval->low, cell.high = c.interval->high;
       cell.status = c.status;
     }
   }
   for (std::size_t k = 0; k < campaigns.size(); ++k) {
-    CompareColumn col{.name = campaigns[k]->campaign.name, .candidates = campaigns[k]->candidates.size()};
+    const CampaignSummary& s = *campaigns[k];
+    CompareColumn col{.name = s.campaign.name, .candidates = s.candidates.size()};
+    col.verdict = !s.best ? "none" : s.best_confirmed ? "confirmed faster" : s.best == s.baseline ? "baseline" : "median";
+    if (s.best) {
+      const auto& w = s.candidates[*s.best];
+      col.winner = w.record.config;
+      if (s.best_confirmed) {
+        col.gain = w.confirmation->result.ratio, col.gain_low = w.confirmation->result.low,
+        col.gain_high = w.confirmation->result.high;
+      } else if (s.baseline) {
+        col.gain = oriented_ratio(w.objective, s.candidates[*s.baseline].objective, out.goal.maximize);
+      }
+    }
     double log_sum = 0;
     for (auto& row : out.rows) {
       if (k == 0) continue;

@@ -3,7 +3,9 @@
 ([intent] stages = bottleneck) on facts, not timings: the baseline verified and was profiled; every
 stage names its bottleneck, share, gain and verification, in order 1..n, each component once; stage 1
 tuned the largest share of the profile (UNTUNABLE: components without parameters); every stage's
-file has a verified winner; the final winner is verified in the stage file the report names."""
+file has a verified winner; an accepted stage's gain is confirmed in interleaved pairs against
+the incumbent, and its file says "confirmed faster"; the final winner is verified in the stage
+file the report names."""
 import json
 import os
 import re
@@ -38,7 +40,8 @@ shares = {name: float(value) for name, value in re.findall(r"(\w+) ([\d.]+)%", p
 tunable = {name: share for name, share in shares.items() if name not in untunable}
 
 stage_re = re.compile(r"stage (\d+) +bottleneck (\w+) \(share ([\d.]+)%\): explored (\d+), (\d+) rolled back; "
-                      r"chosen (.+); tokens_per_s (\S+) -> (\S+) \(\+([\d.]+)%\); "
+                      r"chosen (.+); tokens_per_s (\S+) -> (\S+) \(\+([\d.]+)%"
+                      r"(?:, confirmed ([\d.]+)x \[([\d.]+), ([\d.]+)\] in \d+ pairs)?\); "
                       r"(verified (\d+)/(\d+) shards|incumbent verified in an earlier stage)   (\S+)")
 stages = [stage_re.fullmatch(l) for l in lines if l.startswith("stage ")]
 if not stages or not all(stages):
@@ -54,10 +57,19 @@ for s in stages:
     kept = s[6] == "none (incumbent kept)"
     if kept != (float(s[9]) == 0.0):
         fail(f"stage {s[1]}: a kept incumbent must gain 0, an accepted candidate more")
-    if not kept and (s[11] is None or s[11] != s[12]):
+    if not kept and (s[14] is None or s[14] != s[15]):
         fail(f"stage {s[1]}: the chosen candidate is not verified on every shard")
-    if not summary(s[13])["best_verified"]:
-        fail(f"stage {s[1]}: {s[13]} has no verified winner")
+    stage_summary = summary(s[16])
+    if not stage_summary["best_verified"]:
+        fail(f"stage {s[1]}: {s[16]} has no verified winner")
+    if not kept:
+        ratio, low, high = float(s[10]), float(s[11]), float(s[12])
+        if not (low > 1.0 and low <= ratio <= high) or stage_summary["verdict"] != "confirmed faster":
+            fail(f"stage {s[1]}: an accepted stage must be confirmed faster than the incumbent")
+        if abs(float(s[9]) - 100 * (ratio - 1)) > 1.0:
+            fail(f"stage {s[1]}: its gain is not its confirmed ratio")
+    elif stage_summary["verdict"] == "confirmed faster":
+        fail(f"stage {s[1]}: a confirmed winner was not accepted")
 if not line("stop       "):
     fail("no stop reason")
 
@@ -66,7 +78,7 @@ if not best:
     fail("the best line does not show a verified winner")
 k = int(best[1])
 baseline_config = re.fullmatch(r"baseline   tokens_per_s \S+ \(verified\)   (.+)", line("baseline"))[1]
-stage_file = profile[4] if k == 0 else stages[k - 1][13]
+stage_file = profile[4] if k == 0 else stages[k - 1][16]
 winner = summary(stage_file)["best"]
 if k > 0 and (winner["config"] != best[2] or winner["status"] != "verified"):
     fail(f"the winner {best[2]!r} is not the verified best of {stage_file}: {winner}")

@@ -90,6 +90,17 @@ for seed in range(1, 4):
     check(len(rows) == 1 and verdicts[int(rows[0]["verdict"])] == "faster" and int(rows[0]["candidate"]) == 1,
           f"fast{seed}: /confirmations {rows}")
 
+# Warm-up runs are recorded (kind warmup) and never counted: one per candidate, and one of each
+# side before the confirmation's pairs (run inside its task, not recorded as pairs).
+results, s, out = campaign("warmup", 1.5, 1, "--explore.warmup=1", "--explore.exclusive=true")
+check(s["cost"]["warmups"] == 2 and s["verdict"] == "confirmed faster", f"warm-up: {s['cost']}")
+with h5py.File(results, "r") as f:
+    trials = f["trials"][:]
+    kinds = {v: k for k, v in h5py.check_enum_dtype(trials.dtype["kind"]).items()}
+    warm = [t for t in trials if kinds[int(t["kind"])] == "warmup"]
+check(sorted(int(t["candidate"]) for t in warm) == [0, 1], f"warm-up trials: {warm}")
+check(all(c["repeats"] == 3 for c in s["top"]), f"warm-ups are not repeats: {s['top']}")
+
 results, s, out = campaign("median_rule", 1.5, 1, "--confirm.enabled=false")
 check(s["verdict"] == "median" and not s["best_confirmed"] and s["best"]["confirmation"] is None,
       f"confirmation off: {s['verdict']}")

@@ -156,12 +156,14 @@ for script in glob.glob(jobs_dir + "/*/job.sh"):
 assert kinds["explore"] and kinds["evaluate"], kinds
 with h5py.File(h5, "r", swmr=True) as f:
     trials = f["trials"][:]
-devices = {0: set(), 1: set()}
+devices = {0: set(), 1: set(), 2: set(), 3: set()}
 for t in trials:
     devices[int(t["kind"])].add(t["device"].decode() if isinstance(t["device"], bytes) else str(t["device"]))
-print("jobs per stage:", kinds, "devices per kind (0 explore, 1 evaluate):", devices)
+print("jobs per stage:", kinds, "devices per kind (0 explore, 1 evaluate, 2 confirm):", devices)
 assert devices[0] == {"cpu"}, "explore trials must run without a GPU (partition debug)"
 assert "cpu" not in devices[1], "evaluate trials must each see a GPU of partition gb200"
+# The winner's confirmation ran as one task of an explore-shaped job: its pairs ran on partition debug.
+assert devices[2] == {"cpu"}, f"confirmation pairs must run where explore does: {devices[2]}"
 PY
     ;;
   arrays)

@@ -30,6 +30,11 @@ nlohmann::json comparison_json(const results::Comparison& cmp, const std::vector
                               {"geomean_ratio", optional_json(col.geomean_ratio)},
                               {"min_ratio", optional_json(col.min_ratio)},
                               {"max_ratio", optional_json(col.max_ratio)},
+                              {"winner", col.winner},
+                              {"verdict", col.verdict},
+                              {"gain", optional_json(col.gain)},
+                              {"gain_low", optional_json(col.gain_low)},
+                              {"gain_high", optional_json(col.gain_high)},
                               {"run", run_json(files[k].run)}});
   }
   j["rows"] = nlohmann::json::array();
@@ -37,6 +42,8 @@ nlohmann::json comparison_json(const results::Comparison& cmp, const std::vector
     nlohmann::json cells = nlohmann::json::array();
     for (const auto& cell : row.cells)
       cells.push_back({{"value", optional_json(cell.value)},
+                       {"low", optional_json(cell.low)},
+                       {"high", optional_json(cell.high)},
                        {"status", cell.status ? nlohmann::json(to_string(*cell.status)) : nlohmann::json(nullptr)},
                        {"ratio", optional_json(cell.ratio)}});
     j["rows"].push_back({{"config", row.config}, {"cells", cells}});
@@ -64,10 +71,17 @@ int run_compare(const po::variables_map& vm, const std::vector<std::string>& fil
   Table campaigns;
   campaigns.column("file", Table::Align::left).column("campaign", Table::Align::left).column("candidates");
   campaigns.column("shared").column("geomean").column("min").column("max");
+  campaigns.column("its winner over its baseline", Table::Align::left);
   for (std::size_t k = 0; k < loaded.size(); ++k) {
     const auto& col = cmp.columns[k];
+    const std::string verdict =
+        col.verdict == "confirmed faster"
+            ? fmt::format("{:.3g}x [{:.3g}, {:.3g}] confirmed faster", *col.gain, *col.gain_low, *col.gain_high)
+        : col.verdict == "median" && col.gain ? fmt::format("{:.3g}x by median, not confirmed", *col.gain)
+        : col.verdict == "baseline"           ? std::string("the baseline: nothing confirmed faster")
+                                              : std::string("none verified");
     campaigns.row({label_of(files[k]), col.name, std::to_string(col.candidates), k ? std::to_string(col.shared) : "-",
-                   k ? ratio(col.geomean_ratio) : "reference", ratio(col.min_ratio), ratio(col.max_ratio)});
+                   k ? ratio(col.geomean_ratio) : "reference", ratio(col.min_ratio), ratio(col.max_ratio), verdict});
   }
   out << campaigns.text();
   Table rows;

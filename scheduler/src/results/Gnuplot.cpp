@@ -72,10 +72,17 @@ PlotFile plot_file(const std::string& path, const std::string& size) {
   return file;
 }
 
+// A double-quoted gnuplot string: backslash escapes, so a title may have a second line (\n),
+// and no character of `text` can end the string or the command early.
 std::string gnuplot_string(std::string_view text) {
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("''") : std::string(1, c);
-  return out + "'";
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '\\' || c == '"') out += '\\', out += c;
+    else if (c == '\n') out += "\\n";
+    else if (static_cast<unsigned char>(c) < 0x20) out += ' ';
+    else out += c;
+  }
+  return out + "\"";
 }
 
 std::string cell(double value) { return std::isfinite(value) ? fmt::format("{}", value) : "NaN"; }

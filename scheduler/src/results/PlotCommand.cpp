@@ -41,6 +41,17 @@ std::string plot_line(const std::vector<std::pair<bool, std::string>>& clauses, 
   return line + '\n';
 }
 
+// The headline a chart must not contradict: the winner's verdict and its confirmed ratio.
+std::string verdict_line(const results::CampaignSummary& s) {
+  if (!s.best) return "nothing verified";
+  const auto& w = s.candidates[*s.best];
+  if (s.best_confirmed)
+    return fmt::format("winner: {:.3g}x [{:.3g}, {:.3g}] over the baseline, confirmed faster",
+                       w.confirmation->result.ratio, w.confirmation->result.low, w.confirmation->result.high);
+  if (s.best == s.baseline) return "winner: the baseline (nothing is confirmed faster)";
+  return "winner by median, not confirmed";
+}
+
 std::string convergence_script(const LoadedCampaign& c, const PlotFile& file) {
   const auto& info = c.summary.campaign;
   const auto h = results::history(c.summary, c.trials);
@@ -48,16 +59,19 @@ std::string convergence_script(const LoadedCampaign& c, const PlotFile& file) {
   for (const auto& e : h.evaluations) {
     const auto x = std::to_string(e.evaluation);
     const auto status = c.summary.candidates[e.candidate].status;
+    // Each point with its median's interval (Stats.h), so a lucky median shows as one.
+    const auto& interval = c.summary.candidates[e.candidate].interval;
     if (e.objective)
       (status == CandidateStatus::verified      ? verified
        : status == CandidateStatus::rolled_back ? rolled
                                                 : explored)
-          .push_back({x, cell(*e.objective)});
+          .push_back({x, cell(*e.objective), cell(interval ? interval->low : *e.objective),
+                      cell(interval ? interval->high : *e.objective)});
     if (e.best_so_far) best.push_back({x, cell(*e.best_so_far)});
     if (e.best_verified_so_far) best_verified.push_back({x, cell(*e.best_verified_so_far)});
   }
-  auto s = script_header(
-      file, fmt::format("{}: convergence of {} ({} evaluations)", info.name, info.objective, h.evaluations.size()));
+  auto s = script_header(file, fmt::format("{}: convergence of {} ({} evaluations)\n{}", info.name, info.objective,
+                                           h.evaluations.size(), verdict_line(c.summary)));
   s += datablock("verified", verified) + datablock("explored", explored) + datablock("rolled", rolled);
   s += datablock("best", best) + datablock("best_verified", best_verified);
   s += "set xlabel 'evaluation (candidates in the order they finished exploring)'\n";
@@ -70,11 +84,15 @@ std::string convergence_script(const LoadedCampaign& c, const PlotFile& file) {
          plot_line({{!best.empty(),
                      fmt::format("$best using 1:2 with steps lw 5 lc rgb '{}' title 'best so far'", kLightBlue)},
                     {!explored.empty(),
-                     fmt::format("$explored using 1:2 with points pt 7 ps 0.7 lc rgb '{}' title 'explored'", kBlue)},
+                     fmt::format("$explored using 1:2:3:4 with yerrorbars pt 7 ps 0.7 lc rgb '{}' title 'explored "
+                                 "(median, interval)'",
+                                 kBlue)},
                     {!verified.empty(),
-                     fmt::format("$verified using 1:2 with points pt 7 ps 0.9 lc rgb '{}' title 'verified'", kGreen)},
+                     fmt::format("$verified using 1:2:3:4 with yerrorbars pt 7 ps 0.9 lc rgb '{}' title 'verified'",
+                                 kGreen)},
                     {!rolled.empty(),
-                     fmt::format("$rolled using 1:2 with points pt 2 ps 0.9 lc rgb '{}' title 'rolled back'", kRed)},
+                     fmt::format("$rolled using 1:2:3:4 with yerrorbars pt 2 ps 0.9 lc rgb '{}' title 'rolled back'",
+                                 kRed)},
                     {!best_verified.empty(),
                      fmt::format("$best_verified using 1:2 with steps lw 2 lc rgb '{}' title 'best verified so far'",
                                  kGreen)}},

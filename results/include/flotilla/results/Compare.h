@@ -10,6 +10,9 @@
 //    maximizing, reference / value when minimizing. Ratios need positive values on both sides.
 //  - The geometric mean of a campaign's ratios is taken over the configurations it shares with
 //    the reference; campaigns must have the same objective and direction.
+//  - Each campaign's own verdict comes along: its winner, the verdict word, and the confirmed
+//    speed-up over its baseline with its interval (Analysis.h), so a table of medians is never
+//    read as a confirmed result.
 #pragma once
 
 #include <cstddef>
@@ -23,6 +26,7 @@ namespace flotilla::results {
 
 struct CompareCell {
   std::optional<double> value;            // none: not in that campaign, or no objective
+  std::optional<double> low, high;        // the median's interval
   std::optional<CandidateStatus> status;  // none: not in that campaign
   std::optional<double> ratio;            // vs the reference campaign; none for the reference itself
 };
@@ -38,6 +42,9 @@ struct CompareColumn {
   std::size_t shared = 0;  // configurations with a ratio against the reference
   std::optional<double> geomean_ratio;
   std::optional<double> min_ratio, max_ratio;
+  std::string winner;                     // its winner's configuration; empty: none
+  std::string verdict;                    // "confirmed faster", "baseline", "median" or "none"
+  std::optional<double> gain, gain_low, gain_high;  // the winner over its baseline (confirmed: with interval)
 };
 
 struct Comparison {
