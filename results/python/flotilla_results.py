@@ -103,6 +103,13 @@ def _read_table(f, name):
     return dataset[:]
 
 
+def _written(rows, ok):
+    """The leading rows that were written: a write that failed half-way (a full disk) can leave
+    rows of fill values (zeros) at the end of a table, which flotilla cuts on resume (Schema.h)."""
+    bad = np.nonzero(~ok)[0]
+    return rows[:bad[0]] if len(bad) else rows
+
+
 def _trials_frame(rows, metric_rows):
     kinds, statuses = _enum_names(rows.dtype, "kind"), _enum_names(rows.dtype, "status")
     frame = pd.DataFrame({
@@ -266,9 +273,13 @@ class Campaign:
             # (SWMR) every trial read here finds its candidate in the candidates read after it;
             # metrics after trials, as metrics of a trial not yet read are ignored.
             trial_rows = _read_table(f, "trials")
+            trial_rows = _written(trial_rows, (trial_rows["start"] != 0) | (trial_rows["end"] != 0))
             metric_rows = _read_table(f, "metrics")
+            metric_rows = _written(metric_rows, metric_rows["name"] != b"")
             candidate_rows = _read_table(f, "candidates")
+            candidate_rows = _written(candidate_rows, candidate_rows["id"] == np.arange(len(candidate_rows)))
             event_rows = _read_table(f, "events")
+            event_rows = _written(event_rows, (event_rows["time"] != 0) | (event_rows["kind"] != b""))
             # Schema 2: a configuration longer than the row's field is whole in /candidate_text.
             configs = [_text(c) for c in candidate_rows["config"]]
             if "text_bytes" in (candidate_rows.dtype.names or ()) and "candidate_text" in f:

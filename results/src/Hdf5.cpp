@@ -4,6 +4,7 @@
 // reopen after SIGKILL) is guaranteed to see the rows.
 #include "Hdf5.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 
@@ -13,7 +14,13 @@ void init() {
   static std::once_flag once;
   // Without this, every expected failure (probing a foreign file, the SWMR open fallback)
   // would print HDF5's multi-line error dump to stderr.
-  std::call_once(once, [] { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); });
+  std::call_once(once, [] {
+    // No clean-up at exit: after a write failed (a full disk), HDF5's own exit handler closes
+    // the datasets left half-flushed and crashes (H5D_close, HDF5 1.10.8). Every record is
+    // flushed when written, so there is nothing left for it to save.
+    H5dont_atexit();
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  });
 }
 
 namespace {
@@ -41,8 +48,16 @@ std::string error_stack_text() {
 void throw_error(const char* call, const char* file, int line) {
   std::string name(call, std::strcspn(call, "("));
   const char* base = std::strrchr(file, '/');
-  throw Error(name + " failed: " + error_stack_text() + " (" + (base ? base + 1 : file) +
-                   ":" + std::to_string(line) + ")");
+  std::string text = error_stack_text();
+  // A failed write or read of the file itself: HDF5's message is a dump of the driver's state
+  // (buffer address, offsets); the cause is the errno in it.
+  if (auto at = text.find("errno = "); at != std::string::npos) {
+    const int error = std::atoi(text.c_str() + at + 8);
+    if (error > 0)
+      text = std::string(text.find("read failed") != std::string::npos ? "cannot read the file: " : "cannot write the file: ") +
+             std::strerror(error) + " (errno " + std::to_string(error) + ")";
+  }
+  throw Error(name + " failed: " + text + " (" + (base ? base + 1 : file) + ":" + std::to_string(line) + ")");
 }
 
 void Handle::reset() noexcept {

@@ -146,6 +146,15 @@ h5::Handle trial_type() {
 h5::Handle trial_key_type() {
   h5::Handle type = compound(sizeof(TrialKeyRow));
   add_trial_key<TrialKeyRow>(type.id(), kind_type());
+  add_field(type.id(), "start", offsetof(TrialKeyRow, start), H5T_NATIVE_DOUBLE);
+  add_field(type.id(), "end", offsetof(TrialKeyRow, end), H5T_NATIVE_DOUBLE);
+  return type;
+}
+
+h5::Handle metric_name_type() {
+  h5::Handle type = compound(sizeof(MetricNameRow));
+  add_field(type.id(), "trial", offsetof(MetricNameRow, trial), H5T_NATIVE_INT64);
+  add_string(type.id(), "name", offsetof(MetricNameRow, name), sizeof(MetricNameRow::name));
   return type;
 }
 
@@ -191,7 +200,7 @@ h5::Handle trial_status_type() { return status_type(); }
 
 MemoryTypes make_memory_types() {
   return {candidate_type(), trial_type(), trial_key_type(), metric_type(),
-          metric_trial_type(), event_type(), estimate_type(), confirmation_type()};
+          metric_trial_type(), event_type(), estimate_type(), confirmation_type(), metric_name_type()};
 }
 
 h5::Handle make_file_type(hid_t memory_type) {

@@ -85,13 +85,24 @@ struct ConfirmationRow {
   char reason[256];
 };
 
-// The fields of TrialRow that make up a trial's key; read on open to rebuild the key set.
+
+// The fields of TrialRow that make up a trial's key; read on open to rebuild the key set (with
+// the times, which tell a written row from one a failed append left behind).
 struct TrialKeyRow {
   std::int64_t candidate;
   std::int8_t kind;
   std::int32_t index;
   std::int32_t attempt;
+  double start;
+  double end;
 };
+
+struct MetricNameRow {
+  std::int64_t trial;
+  char name[64];
+};
+
+
 
 struct MetricRow {
   std::int64_t trial;   // row index in /trials
@@ -109,6 +120,20 @@ struct EventRow {
   char detail[1024];
 };
 
+// Rows a failed append left behind. HDF5 extends a table before it writes the new rows, so a
+// write that fails half-way (a full disk, EIO) can leave rows of fill values (zeros) at the end
+// of a table. No written row looks like that: a candidate's id is its row, a trial and an event
+// have times, a metric has a name. Readers stop at the first such row; opening for appending
+// cuts the table there (Store.cpp).
+inline bool written(const CandidateRow& row, std::size_t index) { return row.id == static_cast<std::int64_t>(index); }
+inline bool written(const TrialKeyRow& row) { return row.start != 0 || row.end != 0; }
+inline bool written(const TrialRow& row) { return row.start != 0 || row.end != 0; }
+inline bool written(const MetricNameRow& row) { return row.name[0] != '\0'; }
+inline bool written(const MetricRow& row) { return row.name[0] != '\0'; }
+inline bool written(const EventRow& row) { return row.time != 0 || row.kind[0] != '\0'; }
+inline bool written(const EstimateRow& row) { return row.time != 0; }
+inline bool written(const ConfirmationRow& row) { return row.time != 0; }
+
 // The in-memory compound types, built once per open file.
 struct MemoryTypes {
   h5::Handle candidate;
@@ -119,6 +144,7 @@ struct MemoryTypes {
   h5::Handle event;
   h5::Handle estimate;
   h5::Handle confirmation;
+  h5::Handle metric_name;
 };
 
 MemoryTypes make_memory_types();

@@ -21,6 +21,10 @@
 
 #include <flotilla/results/Store.h>
 
+#include <algorithm>
+#include <sys/statvfs.h>
+
+#include <cstdlib>
 #include <set>
 #include <tuple>
 
@@ -29,6 +33,17 @@ namespace flotilla::results {
 namespace {
 
 using TrialKey = std::tuple<std::int64_t, std::int8_t, std::int32_t, std::int32_t>;
+
+// Free space below which no record is written (require_space): a few chunks of every table.
+// FLOTILLA_STORE_RESERVE_BYTES overrides it (0: none), so tests can make a write really fail.
+constexpr unsigned long long kReserveBytes = 1ULL << 20;
+unsigned long long reserve_bytes() {
+  static const unsigned long long bytes = [] {
+    const char* text = std::getenv("FLOTILLA_STORE_RESERVE_BYTES");
+    return text ? std::strtoull(text, nullptr, 10) : kReserveBytes;
+  }();
+  return bytes;
+}
 
 TrialKey key_of(std::int64_t candidate, TrialKind kind, std::int32_t index, std::int32_t attempt) {
   return {candidate, static_cast<std::int8_t>(kind), index, attempt};
@@ -63,6 +78,7 @@ struct Store::Impl {
   hsize_t m_trial_count = 0;
   hsize_t m_text_bytes = 0;   // rows of /candidate_text, pending ones included
   bool m_broken = false;
+  std::vector<std::string> m_repairs;   // what open_for_append repaired, for the user
 
   // Rows of the open Store::Group, written when the outermost one commits.
   struct Pending {
@@ -111,21 +127,58 @@ struct Store::Impl {
     m_candidate_text = h5::create_table(m_file.id(), schema::kCandidateText, H5T_STD_U8LE, schema::kTextChunkBytes);
   }
 
-  // Rebuilds the writer's cache and cuts off metrics of a trial row that was never written.
+  // Cuts `table` to its first `keep` rows when a failed append left more, and says so.
+  void cut(const h5::Handle& table, const char* name, std::size_t rows, std::size_t keep) {
+    if (keep >= rows) return;
+    h5::truncate_rows(table.id(), keep);
+    m_repairs.push_back(fmt_rows(name, rows - keep));
+  }
+  static std::string fmt_rows(const char* name, std::size_t n) {
+    return std::string("/") + name + ": " + std::to_string(n) + (n == 1 ? " row" : " rows") +
+           " a failed write left unwritten, cut";
+  }
+  template <class Row>
+  static std::size_t written_prefix(const std::vector<Row>& rows) {
+    std::size_t n = 0;
+    while (n < rows.size() && schema::written(rows[n])) ++n;
+    return n;
+  }
+  template <class Row>
+  void cut_unwritten(const h5::Handle& table, const h5::Handle& type, const char* name) {
+    const auto rows = h5::read_table<Row>(table.id(), type.id());
+    cut(table, name, rows.size(), written_prefix(rows));
+  }
+
+  // Rebuilds the writer's cache, and repairs what a writer that died or failed mid-write left:
+  // rows a failed append left unwritten (Schema.h, written()) are cut from every table, and so
+  // are metrics of a trial row that was never written and text no candidate row points at.
   void load_writer_state() {
-    m_candidate_count = h5::row_count(m_candidates.id());
+    const auto candidates = h5::read_table<schema::CandidateRow>(m_candidates.id(), m_types.candidate.id());
+    std::size_t keep = 0;
+    std::int64_t text_end = 0;
+    for (; keep < candidates.size() && schema::written(candidates[keep], keep); ++keep)
+      if (candidates[keep].text_bytes > 0)
+        text_end = std::max(text_end, candidates[keep].text_start + candidates[keep].text_bytes);
+    cut(m_candidates, schema::kCandidates, candidates.size(), keep);
+    m_candidate_count = keep;
     m_text_bytes = h5::row_count(m_candidate_text.id());
-    const auto keys =
-        h5::read_table<schema::TrialKeyRow>(m_trials.id(), m_types.trial_key.id());
-    for (const auto& key : keys) {
-      m_trial_keys.emplace(key.candidate, key.kind, key.index, key.attempt);
-    }
-    m_trial_count = keys.size();
-    const auto owners =
-        h5::read_table<schema::MetricTrialRow>(m_metrics.id(), m_types.metric_trial.id());
-    std::size_t kept = owners.size();
-    while (kept > 0 && owners[kept - 1].trial >= static_cast<std::int64_t>(m_trial_count)) --kept;
-    if (kept < owners.size()) h5::truncate_rows(m_metrics.id(), kept);
+    cut(m_candidate_text, schema::kCandidateText, m_text_bytes, static_cast<std::size_t>(text_end));
+    m_text_bytes = std::min<hsize_t>(m_text_bytes, static_cast<hsize_t>(text_end));
+
+    const auto keys = h5::read_table<schema::TrialKeyRow>(m_trials.id(), m_types.trial_key.id());
+    m_trial_count = written_prefix(keys);
+    cut(m_trials, schema::kTrials, keys.size(), m_trial_count);
+    for (std::size_t i = 0; i < m_trial_count; ++i)
+      m_trial_keys.emplace(keys[i].candidate, keys[i].kind, keys[i].index, keys[i].attempt);
+
+    const auto metrics = h5::read_table<schema::MetricNameRow>(m_metrics.id(), m_types.metric_name.id());
+    std::size_t kept = written_prefix(metrics);
+    while (kept > 0 && metrics[kept - 1].trial >= static_cast<std::int64_t>(m_trial_count)) --kept;
+    cut(m_metrics, schema::kMetrics, metrics.size(), kept);
+
+    cut_unwritten<schema::EventRow>(m_events, m_types.event, schema::kEvents);
+    cut_unwritten<schema::EstimateRow>(m_estimates, m_types.estimate, schema::kEstimates);
+    cut_unwritten<schema::ConfirmationRow>(m_confirmations, m_types.confirmation, schema::kConfirmations);
   }
 
   void start_swmr_write() {
@@ -148,10 +201,25 @@ struct Store::Impl {
     }
   }
 
+  // Stops before a write that a nearly full filesystem could fail half-way: nothing is written,
+  // the Store stays usable, and the campaign resumes once there is room again.
+  void require_space() const {
+    struct statvfs fs {};
+    const auto dir = m_path.parent_path().empty() ? std::filesystem::path(".") : m_path.parent_path();
+    if (::statvfs(dir.c_str(), &fs) != 0) return;  // cannot tell: let the write say
+    const auto available = static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize;
+    if (available >= reserve_bytes()) return;
+    throw StoreError(m_path.string() + ": only " + std::to_string(available / 1024) + " KiB free on its filesystem (" +
+                     dir.string() + "); flotilla stops below " + std::to_string(reserve_bytes() / 1024) +
+                     " KiB, before a write could fail half-way. Free some space and run the same command again "
+                     "to resume");
+  }
+
   // Runs one record's writes; a failure part-way leaves the Store refusing further writes.
   template <class Action>
   auto write(Action&& action) {
     require_writable();
+    require_space();
     try {
       return with_path(m_path, action);
     } catch (const tests::InvalidTests& error) {
@@ -183,12 +251,14 @@ struct Store::Impl {
     });
   }
 
-  // Rows of a schema 2 table, or none in a schema 1 file.
+  // Rows of a schema 2 table (none in a schema 1 file), up to the first unwritten one.
   template <class Row>
   std::vector<Row> read_optional(const h5::Handle& table, const h5::Handle& type) const {
     if (!table.valid()) return {};
     refresh(table);
-    return h5::read_table<Row>(table.id(), type.id());
+    auto rows = h5::read_table<Row>(table.id(), type.id());
+    rows.resize(written_prefix(rows));
+    return rows;
   }
 };
 
@@ -278,6 +348,8 @@ Store Store::open_read(const std::filesystem::path& path) {
 
 const std::filesystem::path& Store::path() const { return m_impl->m_path; }
 
+const std::vector<std::string>& Store::repairs() const { return m_impl->m_repairs; }
+
 const CampaignInfo& Store::campaign() const { return m_impl->m_campaign; }
 
 std::vector<CandidateRecord> Store::candidates() const {
@@ -290,6 +362,7 @@ std::vector<CandidateRecord> Store::candidates() const {
     records.reserve(rows.size());
     bool refreshed = false;
     for (const auto& row : rows) {
+      if (!schema::written(row, records.size())) break;  // left by a failed append (Schema.h)
       records.push_back(schema::from_row(row));
       if (row.text_bytes <= 0 || !m_impl->m_candidate_text.valid()) continue;
       if (!refreshed) m_impl->refresh(m_impl->m_candidate_text), refreshed = true;
@@ -308,11 +381,11 @@ std::vector<TrialRecord> Store::trials() const {
     // Trials before metrics: a trial row is written after its metrics, so every trial read
     // here finds its metrics below; metrics of trials appended in between are skipped.
     m_impl->refresh(m_impl->m_trials);
-    const auto rows =
-        h5::read_table<schema::TrialRow>(m_impl->m_trials.id(), m_impl->m_types.trial.id());
+    auto rows = h5::read_table<schema::TrialRow>(m_impl->m_trials.id(), m_impl->m_types.trial.id());
+    rows.resize(Impl::written_prefix(rows));
     m_impl->refresh(m_impl->m_metrics);
-    const auto metrics =
-        h5::read_table<schema::MetricRow>(m_impl->m_metrics.id(), m_impl->m_types.metric.id());
+    auto metrics = h5::read_table<schema::MetricRow>(m_impl->m_metrics.id(), m_impl->m_types.metric.id());
+    metrics.resize(Impl::written_prefix(metrics));
     std::vector<TrialRecord> records;
     records.reserve(rows.size());
     for (const auto& row : rows) records.push_back(schema::from_row(row));
@@ -328,8 +401,8 @@ std::vector<EventRecord> Store::events() const {
   m_impl->commit_pending();
   return with_path(m_impl->m_path, [&] {
     m_impl->refresh(m_impl->m_events);
-    const auto rows =
-        h5::read_table<schema::EventRow>(m_impl->m_events.id(), m_impl->m_types.event.id());
+    auto rows = h5::read_table<schema::EventRow>(m_impl->m_events.id(), m_impl->m_types.event.id());
+    rows.resize(Impl::written_prefix(rows));
     std::vector<EventRecord> records;
     records.reserve(rows.size());
     for (const auto& row : rows) records.push_back(schema::from_row(row));

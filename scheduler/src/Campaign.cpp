@@ -122,6 +122,10 @@ class CampaignRunner {
       for (const auto& c : m_candidates) m_configs.push_back(m_s.space.parse_configuration(c.config));
       m_err << fmt::format("resuming {}: {} candidates and {} trials recorded\n", m_s.results.string(),
                            m_candidates.size(), m_trials.size());
+      for (const auto& repair : m_store->repairs()) {
+        m_err << fmt::format("{}: repaired: {}\n", m_s.results.string(), repair);
+        m_store->add_event({now_seconds(), "file_repaired", repair});
+      }
       m_store->add_event({now_seconds(), "campaign_resumed", fmt::format("pid {}", getpid())});
     } else {
       results::CampaignInfo info{.name = m_s.name, .config_text = m_s.config_text, .fingerprint = m_s.fingerprint(),

@@ -157,6 +157,9 @@ class Store {
 
   const std::filesystem::path& path() const;
   const CampaignInfo& campaign() const;
+  // What open_for_append repaired: rows a failed write (a full disk) left unwritten, cut from
+  // their table, one sentence each ("/trials: 3 rows a failed write left unwritten, cut").
+  const std::vector<std::string>& repairs() const;
 
   std::vector<CandidateRecord> candidates() const;
   std::vector<TrialRecord> trials() const;     // in append order, metrics filled in
