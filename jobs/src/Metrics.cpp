@@ -15,6 +15,7 @@ namespace {
 
 constexpr std::string_view kPrefix = "flotilla-metric:";
 constexpr std::size_t kMaxLineBytes = 64 * 1024;
+constexpr std::size_t kMaxNameBytes = 63;  // the results file's field (Schema.h): longer would be cut
 
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
 
@@ -67,6 +68,8 @@ MetricLineParse parse_key_values(std::string_view rest) {
     const std::string_view name = token.substr(0, eq);
     if (!is_valid_name(name))
       return MetricLineError{quoted + "bad metric name '" + std::string(name) + "'"};
+    if (name.size() > kMaxNameBytes)
+      return MetricLineError{quoted + "metric name is longer than " + std::to_string(kMaxNameBytes) + " bytes"};
     auto value = parse_number(token.substr(eq + 1));
     if (auto* message = std::get_if<std::string>(&value)) return MetricLineError{quoted + *message};
     merge_metric(metrics, name, std::get<double>(value));
@@ -89,7 +92,7 @@ MetricLineParse explain_bad_json(std::string_view line) {
   return NotAMetricLine{};  // unreachable in practice: the first parse failed
 }
 
-MetricLineParse parse_json(std::string_view line) {
+MetricLineParse parse_json_object(std::string_view line) {
   // ordered_json keeps the members in printed order, which MetricList promises.
   const auto doc = nlohmann::ordered_json::parse(line, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) return explain_bad_json(line);
@@ -99,14 +102,35 @@ MetricLineParse parse_json(std::string_view line) {
   if (!it->is_object()) return MetricLineError{"\"metrics\" is not an object"};
   MetricList metrics;
   for (const auto& [name, value] : it->items()) {
-    const std::string quoted = "'" + name + "=" + value.dump() + "': ";
+    const std::string quoted =
+        "'" + name + "=" + value.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "': ";
     if (!is_valid_name(name)) return MetricLineError{quoted + "bad metric name '" + name + "'"};
+    if (name.size() > kMaxNameBytes)
+      return MetricLineError{quoted + "metric name is longer than " + std::to_string(kMaxNameBytes) + " bytes"};
     if (!value.is_number()) return MetricLineError{quoted + "value is not a number"};
     const double number = value.get<double>();
     if (!std::isfinite(number)) return MetricLineError{quoted + "value is not finite"};
     merge_metric(metrics, name, number);
   }
   return metrics;
+}
+
+// A task's output is untrusted: whatever its JSON line holds (a number too large for a double,
+// invalid UTF-8, a NUL), the result is a metric error or an ordinary line, never an exception
+// that would end the campaign.
+MetricLineParse parse_json(std::string_view line) {
+  const bool claims_metrics = line.find("\"metrics\"") != std::string_view::npos;
+  if (line.find('\0') != std::string_view::npos)
+    return claims_metrics ? MetricLineParse{MetricLineError{"metrics line contains a NUL byte"}} : NotAMetricLine{};
+  try {
+    return parse_json_object(line);
+  } catch (const nlohmann::json::exception& error) {
+    if (!claims_metrics) return NotAMetricLine{};
+    std::string what = error.what();  // "[json.exception.out_of_range.406] number overflow parsing '1e999'"
+    if (auto close = what.find("] "); what.starts_with("[json.exception.") && close != std::string::npos)
+      what = what.substr(close + 2);
+    return MetricLineError{"metrics line cannot be read as JSON: " + what};
+  }
 }
 
 }  // namespace

@@ -1,10 +1,11 @@
 // Settings.cpp — reading a campaign file and command-line overrides into Settings.
 //
-// Boost.Program_options does the INI and command-line parsing; it does not report line numbers,
-// so a small locator maps the k-th occurrence of "section.key" to its line for error messages.
-// Every value is kept with where it came from until it is validated.
+// The file is read by parse_ini (Ini.h: every line accounted for, '#' in values kept), the
+// command line by Boost.Program_options, both against the one option table. Every value is
+// kept with where it came from ("quickstart.ini:12", "command line") until it is validated.
 #include "flotilla/scheduler/Settings.h"
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -13,46 +14,13 @@
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
 
+#include "Ini.h"
 #include "Options.h"
 
 namespace po = boost::program_options;
 
 namespace flotilla::scheduler {
 namespace {
-
-std::string trimmed(std::string_view s) {
-  auto b = s.find_first_not_of(" \t\r");
-  if (b == std::string_view::npos) return {};
-  return std::string(s.substr(b, s.find_last_not_of(" \t\r") - b + 1));
-}
-
-// Line numbers of every "key = value" line, per "section.key", in file order.
-std::map<std::string, std::vector<int>> locate_keys(const std::string& text) {
-  std::map<std::string, std::vector<int>> lines;
-  std::istringstream in(text);
-  std::string line, section;
-  for (int number = 1; std::getline(in, line); ++number) {
-    auto t = trimmed(line);
-    if (t.empty() || t[0] == '#' || t[0] == ';') continue;
-    if (t.front() == '[' && t.back() == ']') {
-      section = trimmed(t.substr(1, t.size() - 2));
-    } else if (auto eq = t.find('='); eq != std::string::npos) {
-      lines[(section.empty() ? "" : section + ".") + trimmed(t.substr(0, eq))].push_back(number);
-    }
-  }
-  return lines;
-}
-
-int first_syntax_error_line(const std::string& text) {
-  std::istringstream in(text);
-  std::string line;
-  for (int number = 1; std::getline(in, line); ++number) {
-    auto t = trimmed(line);
-    if (t.empty() || t[0] == '#' || t[0] == ';' || (t.front() == '[' && t.back() == ']')) continue;
-    if (t.find('=') == std::string::npos) return number;
-  }
-  return 0;
-}
 
 std::string section_of(std::string_view key) { return std::string(key.substr(0, key.find('.'))); }
 std::string name_of(std::string_view key) {
@@ -69,25 +37,26 @@ std::string unknown_key_message(const std::string& key) {
   return fmt::format("[{}] unknown key '{}' (known: {})", section_of(key), name_of(key), fmt::join(known, ", "));
 }
 
+// A command's comment that holds a placeholder: almost surely a '#' meant for the command.
+void check_comment(const IniEntry& entry, const std::string& where) {
+  static constexpr std::string_view commands[] = {"explore.command", "evaluate.command", "evaluate.list"};
+  if (std::find(std::begin(commands), std::end(commands), entry.key) == std::end(commands)) return;
+  const auto open = entry.comment.find('{');
+  if (open == std::string::npos || entry.comment.find('}', open) == std::string::npos) return;
+  throw ConfigError(fmt::format(
+      "{}: [{}] {}: the comment after '#' holds a placeholder ('{}'): a '#' after a blank starts a comment; write "
+      "\\# if it belongs to the command",
+      where, section_of(entry.key), name_of(entry.key), entry.comment));
+}
+
 RawValues read_file(const std::filesystem::path& file, const std::string& text) {
   const auto display = file.filename().string();
-  std::istringstream in(text);
-  po::parsed_options parsed(nullptr);
-  try {
-    parsed = po::parse_config_file(in, campaign_options(), /*allow_unregistered=*/true);
-  } catch (const po::error& e) {
-    throw ConfigError(fmt::format("{}:{}: {}", display, first_syntax_error_line(text), e.what()));
-  }
-  auto lines = locate_keys(text);
-  std::map<std::string, std::size_t> seen;
   RawValues raw;
-  for (const auto& option : parsed.options) {
-    auto& occurrences = lines[option.string_key];
-    auto k = seen[option.string_key]++;
-    int line = k < occurrences.size() ? occurrences[k] : 0;
-    auto where = fmt::format("{}:{}", display, line);
-    if (option.unregistered) throw ConfigError(fmt::format("{}: {}", where, unknown_key_message(option.string_key)));
-    for (const auto& value : option.value) raw[option.string_key].push_back({trimmed(value), where});
+  for (const auto& entry : parse_ini(text, display)) {
+    const auto where = fmt::format("{}:{}", display, entry.line);
+    if (!find_option(entry.key)) throw ConfigError(fmt::format("{}: {}", where, unknown_key_message(entry.key)));
+    check_comment(entry, where);
+    raw[entry.key].push_back({entry.value, where});
   }
   return raw;
 }
@@ -126,6 +95,11 @@ std::optional<std::chrono::milliseconds> parse_duration(std::string_view text) {
 }
 
 Settings load_settings(const std::filesystem::path& file, const std::vector<std::string>& overrides) {
+  std::error_code error;
+  const auto status = std::filesystem::status(file, error);
+  if (!error && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
+    throw ConfigError(fmt::format("{}: is not a campaign file but a {}", file.string(),
+                                  std::filesystem::is_directory(status) ? "directory" : "special file"));
   std::ifstream in(file, std::ios::binary);
   if (!in) throw ConfigError(fmt::format("{}: cannot open campaign file: {}", file.string(), std::strerror(errno)));
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -16,12 +16,21 @@ namespace {
   throw SpaceError(fmt::format("param '{}': {}", name, what));
 }
 
+// Values are held as doubles: an integer beyond 2^53 would silently become another one.
+constexpr long long kExactIntegers = 1LL << 53;
+
+long long exact_int(std::string_view name, long long v) {
+  if (v > kExactIntegers || v < -kExactIntegers)
+    fail(name, fmt::format("{} is beyond 2^53 (9007199254740992), where integers are no longer exact", v));
+  return v;
+}
+
 std::vector<double> parse_int_list(std::string_view name, std::string_view spec) {
   std::vector<double> values;
   for (auto item : split(spec, ',')) {
     auto v = to_int(trim(item));
     if (!v) fail(name, fmt::format("'{}' is not an integer", trim(item)));
-    values.push_back(static_cast<double>(*v));
+    values.push_back(static_cast<double>(exact_int(name, *v)));
   }
   return values;
 }
@@ -34,6 +43,8 @@ std::vector<double> parse_int_range(std::string_view name, std::string_view spec
   auto lo = to_int(words[0].substr(0, dots));
   auto hi = to_int(words[0].substr(dots + 2));
   if (!lo || !hi) fail(name, fmt::format("'{}' is not an integer range", words[0]));
+  exact_int(name, *lo);
+  exact_int(name, *hi);
   if (*lo > *hi) fail(name, fmt::format("range '{}' is empty (lower bound above upper)", words[0]));
   std::vector<double> values;
   if (words.size() == 1 || (words.size() == 3 && words[1] == "step")) {
@@ -43,7 +54,8 @@ std::vector<double> parse_int_range(std::string_view name, std::string_view spec
       if (!s || *s <= 0) fail(name, fmt::format("step '{}' is not a positive integer", words[2]));
       step = *s;
     }
-    if ((*hi - *lo) / step > 10'000'000) fail(name, "range has more than 10^7 values");
+    // Both bounds are within 2^53, so neither the count nor the last step can overflow.
+    if ((*hi - *lo) / step >= 10'000'000) fail(name, "range has more than 10^7 values");
     for (long long v = *lo; v <= *hi; v += step) values.push_back(static_cast<double>(v));
   } else if (words.size() == 2 && words[1] == "pow2") {
     for (long long v = 1; v <= *hi && v > 0; v *= 2)

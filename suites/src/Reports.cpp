@@ -352,12 +352,22 @@ std::vector<TestResult> parse_junit_xml(std::string_view text, std::string_view 
   return results;
 }
 
+// How many planned but unreported tests a TAP report may stand in for (parse_tap).
+constexpr long kMaxMissingPlanned = 1'000'000;
+
 std::vector<TestResult> parse_tap(std::string_view text, std::string_view source) {
   TapState state;
   for_each_line(text, [&](std::string_view line, std::size_t number) { tap_line(state, line, number, source); });
   const long reported = static_cast<long>(state.results.size());
   if (state.plan && *state.plan < reported) {
     throw ReportError(fmt::format("{}: plan: 1..{} but {} tests reported", source, *state.plan, reported));
+  }
+  // A plan is the report's own claim: one far beyond what was reported (1..999999999999) is a
+  // broken report, not a million tests to stand in for, and must not take the memory to do it.
+  if (state.plan && *state.plan - reported > kMaxMissingPlanned) {
+    throw ReportError(fmt::format("{}: plan: 1..{} announces {} more tests than the {} reported; a report missing "
+                                  "more than {} planned tests is not read",
+                                  source, *state.plan, *state.plan - reported, reported, kMaxMissingPlanned));
   }
   // Planned tests that never reported (a crash, a bail-out) count as errors, never as passes.
   const std::string why =

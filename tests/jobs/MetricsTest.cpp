@@ -129,3 +129,27 @@ TEST(MetricCollector, LineNumbersCountOverlongLines) {
 
 }  // namespace
 }  // namespace flotilla::jobs
+
+namespace flotilla::jobs {
+namespace {
+
+// Hostile output (issue: one odd JSON line ended the campaign for good): every line is a metric
+// error or ordinary output, never an exception.
+TEST(MetricLine, HostileJsonNeverThrows) {
+  EXPECT_EQ(parse_error(R"({"metrics": {"other": 1}, "note": 1e999})"),
+            "metrics line cannot be read as JSON: number overflow parsing '1e999'");
+  EXPECT_TRUE(is_ordinary(R"({"note": 1e999})"));  // no "metrics": someone else's JSON
+  EXPECT_EQ(parse_error(std::string("{\"metrics\": {\"x\": 1}}\0", 22)), "metrics line contains a NUL byte");
+  EXPECT_EQ(parse_error(std::string("flotilla-metric: x=1\0", 21)), std::string("'x=1") + '\0' + "': value is not a number");
+  // Invalid UTF-8 in a member name or value: the message shows it replaced, and nothing throws.
+  EXPECT_FALSE(parse_error("{\"metrics\": {\"x\xff\": 1}}").empty());
+  EXPECT_FALSE(parse_error("{\"metrics\": {\"x\": \"\xff\"}}").empty());
+  // A name the results file cannot hold whole is refused, not cut.
+  const std::string long_name(64, 'm');
+  EXPECT_EQ(parse_error("flotilla-metric: " + long_name + "=1"),
+            "'" + long_name + "=1': metric name is longer than 63 bytes");
+  EXPECT_EQ(parsed_metrics("flotilla-metric: " + long_name.substr(1) + "=1").size(), 1u);
+}
+
+}  // namespace
+}  // namespace flotilla::jobs

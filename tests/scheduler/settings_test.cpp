@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "flotilla/scheduler/Settings.h"
+#include "Ini.h"
 
 using namespace flotilla::scheduler;
 
@@ -259,4 +260,59 @@ TEST_F(SettingsTest, SuiteSettings) {
   EXPECT_EQ(error_of(kValid, {"--evaluate.command=check {report}"}),
             "command line: [evaluate] command: unknown placeholder {report} (known: candidate, shard, shards, "
             "tile_x, tile_y)");
+}
+
+// The file's syntax (Ini.h): '#' starts a comment only after a blank and outside quotes, \# is
+// a literal '#', a comment that swallowed a placeholder is an error, and every bad line is named.
+TEST_F(SettingsTest, HashInValuesAndComments) {
+  const auto f = std::string("flotilla_settings_test.ini");
+  auto s = load_settings(write(replace(kValid, "command = bench --x {tile_x} --y {tile_y}",
+                                       "command = bench --label=#1 --x {tile_x} --y {tile_y}   # the benchmark")),
+                         {});
+  EXPECT_EQ(s.explore_command, "bench --label=#1 --x {tile_x} --y {tile_y}");
+  s = load_settings(write(replace(kValid, "repeats = 3", "repeats = 5 # more")), {});
+  EXPECT_EQ(s.repeats, 5);
+  s = load_settings(write(replace(kValid, "command = bench --x {tile_x} --y {tile_y}",
+                                  "command = bench \"# quoted\" --x {tile_x} --y {tile_y} \\# escaped")),
+                    {});
+  EXPECT_EQ(s.explore_command, "bench \"# quoted\" --x {tile_x} --y {tile_y} # escaped");
+  EXPECT_EQ(error_of(replace(kValid, "command = bench --x {tile_x} --y {tile_y}",
+                             "command = bench --x {tile_x} # --y {tile_y}")),
+            f + ":13: [explore] command: the comment after '#' holds a placeholder ('--y {tile_y}'): a '#' after a "
+                "blank starts a comment; write \\# if it belongs to the command");
+}
+
+TEST_F(SettingsTest, EveryBadLineIsNamed) {
+  const auto f = std::string("flotilla_settings_test.ini");
+  EXPECT_EQ(error_of(replace(kValid, "seed = 7\n", "seed = 7\ntile_x 8\n")),
+            f + ":4: expected 'key = value', '[section]' or a comment, found 'tile_x 8'");
+  EXPECT_EQ(error_of(replace(kValid, "[search]", "[search")), f + ":20: '[search' is not a [section]");
+  EXPECT_EQ(error_of(replace(kValid, "name = tiling", "name = til\xff" "ing")), f + ":2: the line is not UTF-8");
+  EXPECT_EQ(error_of(std::string("# only\n; comments\n")), f + ": [intent] objective is required");
+  EXPECT_EQ(error_of(std::string("[intent]\nobjective = x\0y\n", 26)), f + ":2: the line holds a NUL byte: a campaign file is text");
+  const auto dir = std::filesystem::temp_directory_path() / "flotilla_settings_dir";
+  std::filesystem::create_directories(dir);
+  try {
+    load_settings(dir, {});
+    FAIL() << "a directory was read";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()), dir.string() + ": is not a campaign file but a directory");
+  }
+}
+
+TEST(Ini, ParsesSectionsKeysAndComments) {
+  const auto entries = flotilla::scheduler::parse_ini(
+      "\xEF\xBB\xBF# c\n[a]\nk = v # c1\nk = 'x # y'\n[b.c]\n  key=  spaced value \n", "t.ini");
+  ASSERT_EQ(entries.size(), 3u);
+  EXPECT_EQ(entries[0].key, "a.k");
+  EXPECT_EQ(entries[0].value, "v");
+  EXPECT_EQ(entries[0].comment, "c1");
+  EXPECT_EQ(entries[0].line, 3);
+  EXPECT_EQ(entries[1].value, "'x # y'");
+  EXPECT_EQ(entries[2].key, "b.c.key");
+  EXPECT_EQ(entries[2].value, "spaced value");
+  EXPECT_TRUE(flotilla::scheduler::is_utf8("gr\xc3\xbc\xc3\x9f"));
+  EXPECT_FALSE(flotilla::scheduler::is_utf8("\xc0\xaf"));          // overlong '/'
+  EXPECT_FALSE(flotilla::scheduler::is_utf8("\xed\xa0\x80"));      // a surrogate
+  EXPECT_FALSE(flotilla::scheduler::is_utf8("\xe2\x82"));          // cut short
 }

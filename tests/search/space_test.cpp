@@ -141,3 +141,21 @@ TEST(Space, PredicatesAreConstraintsAndFeasibleIndicesAreKept) {
   continuous.add_parameter(parse_parameter("lr: real: 0..1"));
   EXPECT_EQ(continuous.feasible_indices(), nullptr);
 }
+
+// Ranges that would overflow, or integers a double cannot hold exactly, are refused at load.
+TEST(Parameter, HugeAndInexactIntegerRangesAreRefused) {
+  const auto error_of = [](const char* spec) {
+    try {
+      flotilla::search::parse_parameter(spec);
+    } catch (const flotilla::search::SpaceError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error_of("n: int: -9000000000000000000..9000000000000000000"),
+            "param 'n': -9000000000000000000 is beyond 2^53 (9007199254740992), where integers are no longer exact");
+  EXPECT_EQ(error_of("n: int: 0..10000000"), "param 'n': range has more than 10^7 values");
+  EXPECT_EQ(error_of("n: int: 1,9007199254740993"),
+            "param 'n': 9007199254740993 is beyond 2^53 (9007199254740992), where integers are no longer exact");
+  EXPECT_EQ(flotilla::search::parse_parameter("n: int: 0..9999999").values.size(), 10'000'000u);
+}

@@ -318,3 +318,14 @@ TEST(Assemble, AShardThatDiedWithoutADiscoveryIsAnError) {
   EXPECT_EQ(assemble_error(std::nullopt, {{0, {1}, {}, false, ""}}),
             "shard 0 was given tests, but this suite kind has no discovery");
 }
+
+// Hostile reports: a plan far beyond what was reported is refused without standing in for
+// (and allocating) every missing test.
+TEST(Reports, AnAbsurdTapPlanIsAnErrorNotAnAllocation) {
+  EXPECT_EQ(error_of([] { parse_tap("1..999999999999\nok 1 a\n", "t.tap"); }),
+            "t.tap: plan: 1..999999999999 announces 999999999998 more tests than the 1 reported; a report missing "
+            "more than 1000000 planned tests is not read");
+  EXPECT_EQ(parse_tap("1..1000001\nok 1 a\n", "t.tap").size(), 1000001u);  // at the limit: read
+  EXPECT_EQ(error_of([] { parse_tap("1..99999999999999999999\n", "t.tap"); }),
+            "t.tap:1: plan: '1..99999999999999999999' is not '1..N'");
+}
