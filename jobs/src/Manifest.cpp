@@ -60,7 +60,7 @@ class Fields {
   }
   std::uint64_t id(const char* name) {
     const Json& value = need(name);
-    if (!value.is_number_unsigned()) fail(name, "expected a non-negative integer, got " + value.dump());
+    if (!value.is_number_unsigned()) fail(name, "expected a non-negative integer, got " + value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     return value.get<std::uint64_t>();
   }
   std::vector<std::string> strings(const char* name, bool required) {
@@ -174,7 +174,7 @@ std::string manifest_to_json(const Manifest& manifest) {
   // One task per line: a person can read and grep it, and it stays compact (no indentation).
   const OrderedJson head{
       {"flotilla_manifest", kManifestVersion}, {"job", manifest.job}, {"output", manifest.output.string()}};
-  std::string text = head.dump();
+  std::string text = head.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   text.pop_back();  // the closing brace: "tasks" follows
   text += ", \"tasks\": [";
   for (std::size_t i = 0; i < manifest.tasks.size(); ++i) {
@@ -188,7 +188,7 @@ std::string manifest_to_json(const Manifest& manifest) {
             return kernel_json(work);
         },
         task.work));
-    text += (i ? ",\n " : "\n ") + entry.dump();
+    text += (i ? ",\n " : "\n ") + entry.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   }
   return text + "\n]}\n";
 }

@@ -231,7 +231,7 @@ std::string summary_json(const CampaignSummary& s, std::size_t top_k) {
   for (const auto& c : s.candidates)
     if (c.status == CandidateStatus::rolled_back) j["rolled_back"].push_back(candidate_json(c, info));
   j["failures_by_reason"] = s.failures_by_reason;
-  return j.dump();
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace flotilla::results

@@ -152,7 +152,7 @@ std::string test_report_json(const TestReport& r) {
   j["failures"] = nlohmann::json::array();
   for (const auto& g : r.failures)
     j["failures"].push_back({{"message", g.message}, {"count", g.count}, {"examples", g.examples}});
-  return j.dump();
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace flotilla::results

@@ -107,6 +107,14 @@ int run_to_files(std::vector<std::string> argv, const fs::path& out, const fs::p
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+std::vector<std::string> suites_split_lines(const std::string& text) {
+  std::vector<std::string> parts;
+  std::size_t begin = 0;
+  for (std::size_t i = 0; i <= text.size(); ++i)
+    if (i == text.size() || text[i] == '\n' || text[i] == '\r') parts.push_back(text.substr(begin, i - begin)), begin = i + 1;
+  return parts;
+}
+
 // [evaluate] list's output: one test name a line; blank lines ignored, a name twice an error.
 std::vector<std::string> parse_listing(const std::string& text, const std::string& source) {
   std::vector<std::string> names;
@@ -181,6 +189,13 @@ std::vector<std::string> SuiteStage::test_files() {
   std::vector<std::string> files;
   for (std::size_t i = 0; rc == 0 && i < found.gl_pathc; ++i) files.push_back(fs::absolute(found.gl_pathv[i]).string());
   globfree(&found);
+  // A shard's list holds one file a line: a name with a newline would become two entries.
+  for (const auto& file : files)
+    if (file.find_first_of("\n\r") != std::string::npos)
+      throw ConfigError(fmt::format("{}: [evaluate] files: '{}' matches a file whose name holds a line break ('{}'): "
+                                    "a shard's list holds one file a line; rename it or narrow the pattern",
+                                    m_s.config_path.filename().string(), m_s.suite_files,
+                                    fmt::join(suites_split_lines(file), "\\n")));
   if (files.empty())
     throw ConfigError(fmt::format("{}: [evaluate] files: '{}' matches no file (relative to {})",
                                   m_s.config_path.filename().string(), m_s.suite_files, fs::current_path().string()));

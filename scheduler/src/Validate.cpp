@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "Ini.h"
 #include "Options.h"
 #include "flotilla/jobs/Backend.h"
 #include "flotilla/jobs/Command.h"
@@ -111,11 +112,18 @@ void read_space(Reader& r, Settings& s) {
 Gate read_gate(Reader& r) {
   auto* raw = r.one("evaluate.gate");
   if (raw->value == "all") return Gate{Gate::Kind::all, 0};
-  int k = 0;
-  char tail[16] = {};
-  if (std::sscanf(raw->value.c_str(), "top %d %15[a-z ]", &k, tail) >= 1 && k >= 1 &&
-      (std::string_view(tail).empty() || std::string_view(tail) == "per round"))
-    return Gate{Gate::Kind::top, k};
+  // Exactly "top K" or "top K per round", K from 1 to 100000: nothing before, between or after.
+  std::istringstream words(raw->value);
+  std::vector<std::string> w;
+  for (std::string word; words >> word;) w.push_back(word);
+  long long k = 0;
+  const bool shape = (w.size() == 2 || (w.size() == 4 && w[2] == "per" && w[3] == "round")) && w[0] == "top";
+  if (shape) {
+    auto [end, ec] = std::from_chars(w[1].data(), w[1].data() + w[1].size(), k);
+    if (ec == std::errc{} && end == w[1].data() + w[1].size() && k >= 1 && k <= 100'000)
+      return Gate{Gate::Kind::top, static_cast<int>(k)};
+    bad(*raw, "evaluate.gate", "has K outside 1..100000 (the candidates verified per round)");
+  }
   bad(*raw, "evaluate.gate", "is not a gate (expected 'top K per round' or 'all')");
 }
 
@@ -298,12 +306,24 @@ static jobs::SlurmShape read_stage_shape(Reader& r, const Settings::Slurm& base,
 }
 
 Settings validate(RawValues raw, const std::string& display) {
+  // Names and commands end up in the results file, reports and JSON: all text is UTF-8 (the
+  // file's lines are checked as they are read; these are the command line's).
+  for (const auto& [key, values] : raw)
+    for (const auto& v : values)
+      if (!is_utf8(v.value)) {
+        const auto dot = key.find('.');
+        throw ConfigError(fmt::format("{}: [{}] {}: the value is not UTF-8", v.where, key.substr(0, dot),
+                                      key.substr(dot + 1)));
+      }
   Reader r(raw, display);
   Settings s;
   s.name = r.text("campaign.name");
   s.results = r.text("campaign.results");
   s.seed = static_cast<std::uint64_t>(r.integer("campaign.seed", 0, INT64_MAX));
   s.objective = r.text("intent.objective");
+  if (!is_metric_name(s.objective) || s.objective.size() > 63)
+    bad(*r.one("intent.objective"), "intent.objective",
+        "is not a metric name a task can print ([A-Za-z_][A-Za-z0-9_.]*, at most 63 bytes)");
   auto* direction = r.one("intent.direction");
   if (direction->value != "maximize" && direction->value != "minimize")
     bad(*direction, "intent.direction", "is not maximize or minimize");

@@ -1,4 +1,8 @@
 // main.cpp — the `flotilla` command line: dispatches to the subcommands listed here.
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
 #include <iostream>
 #include <string_view>
 
@@ -45,7 +49,22 @@ constexpr Command kCommands[] = {
 
 }  // namespace
 
+// What a command printed must have reached its reader: `flotilla results export > /dev/full`
+// is a failure, not a success with the data lost.
+int checked_output(const std::string& name, int status) {
+  errno = 0;
+  std::cout.flush();
+  if (std::cout) return status;
+  const int error = errno;
+  std::cerr << "flotilla " << name << ": cannot write to standard output"
+            << (error ? std::string(": ") + std::strerror(error) : std::string()) << '\n';
+  return status == 0 ? 1 : status;
+}
+
 int main(int argc, char** argv) {
+  // Files and folders flotilla makes (results, job folders, manifests whose commands a worker
+  // runs) are never writable by others, whatever umask it was started with.
+  ::umask(::umask(0) | 022);
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     std::cout << kUsage;
@@ -60,8 +79,9 @@ int main(int argc, char** argv) {
   for (const auto& command : kCommands) {
     if (command.name != name) continue;
     try {
-      return command.run(args);
+      return checked_output(name, command.run(args));
     } catch (const std::exception& e) {
+      checked_output(name, 1);
       std::cerr << "flotilla " << name << ": " << e.what() << '\n';
       return 1;
     }

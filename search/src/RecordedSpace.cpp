@@ -191,7 +191,7 @@ std::string json_text(const nlohmann::ordered_json& v) {
     return format_double(d);
   }
   if (v.is_boolean()) return v.get<bool>() ? "1" : "0";
-  return v.dump();
+  return v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace
@@ -227,7 +227,7 @@ RecordedSpace parse_kernel_tuner_cache(std::string_view text, const std::string&
       row.value = value.get<double>();
       if (!std::isfinite(*row.value)) row.value.reset();
     } else if (!value.is_string()) {
-      throw ReplayError(fmt::format("{}: field '{}': {} is neither a number nor a failure", where, objective, value.dump()));
+      throw ReplayError(fmt::format("{}: field '{}': {} is neither a number nor a failure", where, objective, value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
     }
     for (const auto& c : columns) {
       if (!entry.contains(c)) throw ReplayError(fmt::format("{}: field '{}' is missing", where, c));

@@ -137,7 +137,7 @@ std::string replay_json(const RecordedSpace& recorded, const ReplayResult& resul
     j[key] = {{"median", median ? nlohmann::ordered_json(*median) : nlohmann::ordered_json(nullptr)}, {"reached", reached}};
   }
   j["exhausted"] = std::any_of(result.runs.begin(), result.runs.end(), [](const ReplayRun& r) { return r.exhausted; });
-  return j.dump();
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace flotilla::search

@@ -8,6 +8,7 @@
 // Exit status: 0 when every task has a record (failed tasks included), 1 for a bad manifest or
 // job file (the message names the file and field), 2 for bad arguments. Broken invariants and
 // MPI errors end the whole job (MPI_Abort). Rank 0 ends with one JSON line of figures.
+#include <sys/stat.h>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -138,7 +139,7 @@ int run(const mpi::Session& session, const std::vector<std::string>& args, const
         {"commits", stats.commits},
         {"worker_busy_s", stats.busy_seconds},
         {"dispatcher_cpu_s", stats.cpu_seconds}};
-    std::cout << summary.dump() << std::endl;
+    std::cout << summary.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
   }
   return 0;
 }
@@ -146,6 +147,7 @@ int run(const mpi::Session& session, const std::vector<std::string>& args, const
 }  // namespace
 
 int main(int argc, char** argv) {
+  ::umask(::umask(0) | 022);  // job files are never writable by others, whatever the umask
   // Before MPI and CUDA start: either may open the GPU, and must see only this rank's.
   const fj::DeviceChoice device = fj::choose_device(fj::current_device_env());
   if (device.visible) ::setenv("CUDA_VISIBLE_DEVICES", device.visible->c_str(), 1);

@@ -63,7 +63,7 @@ int run_compare(const po::variables_map& vm, const std::vector<std::string>& fil
       return std::any_of(row.cells.begin(), row.cells.end(), [](const auto& cell) { return !cell.value; });
     });
   if (json) {
-    out << comparison_json(cmp, loaded).dump() << '\n';
+    out << comparison_json(cmp, loaded).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     return 0;
   }
   out << fmt::format("{} ({}) across {} campaigns; ratio > 1: better than {} (the reference)\n", cmp.goal.metric,
@@ -129,7 +129,7 @@ int run_pareto(const po::variables_map& vm, const std::vector<std::string>& file
     for (const auto& p : points)
       j["points"].push_back(
           {{"front", p.front}, {"values", p.values}, {"candidate", candidate_json(c.summary.candidates[p.candidate])}});
-    out << j.dump() << '\n';
+    out << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     return 0;
   }
   std::string what;
@@ -173,7 +173,7 @@ int run_params(const po::variables_map& vm, const std::vector<std::string>& file
       for (const auto& v : p.values) values.push_back({{"value", v.value}, {"count", v.count}, {"mean", v.mean}});
       j["parameters"].push_back({{"name", p.name}, {"importance", p.importance}, {"values", values}});
     }
-    out << j.dump() << '\n';
+    out << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     return 0;
   }
   out << fmt::format(

@@ -100,7 +100,7 @@ Sheet event_sheet(const std::vector<results::EventRecord>& events) {
 // RFC 4180: quote a field holding a comma, quote or line break; double its quotes.
 std::string csv_field(const nlohmann::json& v) {
   if (v.is_null()) return {};
-  std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+  std::string text = v.is_string() ? v.get<std::string>() : v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
   std::string quoted = "\"";
   for (char ch : text) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
@@ -158,7 +158,7 @@ int run_export(const po::variables_map& vm, const std::vector<std::string>& file
   if (format == "csv")
     write_csv(sheet, sink);
   else
-    sink << to_json(sheet, table, c).dump() << '\n';
+    sink << to_json(sheet, table, c).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
   if (vm.count("output") && !(file.flush()))
     throw std::runtime_error(vm["output"].as<std::string>() + ": write failed");
   return 0;

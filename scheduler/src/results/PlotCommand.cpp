@@ -259,7 +259,7 @@ int run_plot(const po::variables_map& vm, const std::vector<std::string>& files,
   if (json)
     out << nlohmann::json{{"file", file.path},   {"kind", kind},          {"format", format},
                           {"width", file.width}, {"height", file.height}, {"run", run_json(c.run)}}
-               .dump()
+               .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
         << '\n';
   else
     out << fmt::format("wrote {} ({} plot, {}, {}x{})\n", file.path, kind, format, file.width, file.height);

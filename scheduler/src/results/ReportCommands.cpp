@@ -26,7 +26,7 @@ int run_summary(const po::variables_map& vm, const std::vector<std::string>& fil
   }
   auto j = nlohmann::json::parse(results::summary_json(c.summary, top));
   j["run"] = run_json(c.run);
-  out << j.dump() << '\n';
+  out << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
   return 0;
 }
 
@@ -97,7 +97,7 @@ int run_history(const po::variables_map& vm, const std::vector<std::string>& fil
   auto c = load_campaign(files[0], json);
   auto h = results::history(c.summary, c.trials);
   if (json) {
-    out << history_json(c, h).dump() << '\n';
+    out << history_json(c, h).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     return 0;
   }
   const auto by = vm["by"].as<std::string>();
@@ -132,7 +132,7 @@ int run_top(const po::variables_map& vm, const std::vector<std::string>& files, 
                         {"verified_only", verified_only},
                         {"top", nlohmann::json::array()}};
     for (auto i : picked) j["top"].push_back(candidate_json(s.candidates[i]));
-    out << j.dump() << '\n';
+    out << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     return 0;
   }
   const auto params = results::parameter_names(s);

@@ -1,0 +1,127 @@
+#!/usr/bin/python3
+"""Hostile input end to end, each a finding that was reproduced by hand before it was fixed.
+
+usage: check_hostile_inputs.py FLOTILLA WORK
+
+  - a task printing {"metrics": {"other": 1}, "note": 1e999} fails that trial with the reason;
+    the campaign completes, resumes without aborting, and on the mpi backend the batch's healthy
+    tasks are recorded ok;
+  - invalid UTF-8 in a task's output: `results summary --json` and `results export --format
+    json` still print valid JSON (the bytes replaced), and h5py's documented reading works;
+  - `#` in a value stays in it: `--label=#1` reaches the command;
+  - `results export` to a full device (/dev/full) exits 1, naming the cause;
+  - a files glob matching a name with a newline is refused, naming the key;
+  - under umask 000 the results file and the campaign's folders are not writable by others.
+"""
+import json
+import os
+import stat
+import subprocess
+import sys
+
+import h5py
+
+FLOTILLA, WORK = sys.argv[1:3]
+ENV = dict(os.environ, PATH=os.path.dirname(FLOTILLA) + ":" + os.environ.get("PATH", ""),
+           OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+os.makedirs(WORK, exist_ok=True)
+
+
+def check(ok, what):
+    if not ok:
+        sys.exit(f"FAILED: {what}")
+
+
+def ini(name, command, extra=""):
+    path = os.path.join(WORK, f"{name}.ini")
+    with open(path, "w") as f:
+        f.write(f"""[campaign]
+name = {name}
+results = {os.path.join(WORK, name + '.h5')}
+[intent]
+objective = score
+[space]
+param = x: int: 1..4
+[explore]
+command = {command}
+repeats = 1
+[search]
+strategy = grid
+budget = 4
+batch = 4
+{extra}""")
+    h5 = os.path.join(WORK, name + ".h5")
+    for stale in (h5,):
+        if os.path.exists(stale):
+            os.remove(stale)
+    return path, h5
+
+
+def flotilla(*args, expect=None, **kw):
+    p = subprocess.run([FLOTILLA, *args], env=ENV, capture_output=True, text=True, errors="replace", **kw)
+    if expect is not None and p.returncode not in ((expect,) if isinstance(expect, int) else expect):
+        sys.exit(f"flotilla {' '.join(args)}: exit {p.returncode}\n{p.stdout}\n{p.stderr}")
+    return p
+
+
+def summary(h5):
+    return json.loads(flotilla("results", "summary", h5, "--json", expect=0).stdout)
+
+
+# 1. One odd JSON line (x = 2) fails its own trial only, on the local and the mpi backend.
+odd = ("sh -c 'if [ $0 = 2 ]; then echo \"{{\\\"metrics\\\": {{\\\"other\\\": 1}}, \\\"note\\\": 1e999}}\"; fi; "
+       "echo flotilla-metric: score=$0' {x}")
+for backend in ("local", "mpi"):
+    path, h5 = ini(f"odd_json_{backend}", odd, f"[resources]\nbackend = {backend}\nranks = 3\n")
+    flotilla("run", path, "--no-live", expect=0)
+    s = summary(h5)
+    failed = [c for c in s["top"] + s["rolled_back"] if c["status"] == "explore_failed"]
+    check(s["progress"]["explore_failed"] == 1 and s["progress"]["explored"] == 3,
+          f"{backend}: one candidate fails, the rest are explored: {s['progress']}")
+    reasons = s["failures_by_reason"]
+    check(any("metrics line cannot be read as JSON: number overflow parsing '1e999'" in r for r in reasons),
+          f"{backend}: the reason names the line: {reasons}")
+    again = flotilla("run", path, "--no-live", expect=0)
+    check("resuming" in again.stderr, f"{backend}: resumes")
+
+# 2. Invalid UTF-8 in the output tail and the reason.
+path, h5 = ini("bad_utf8", "sh -c 'printf \"caf\\351 \\377\\n\"; echo flotilla-metric: score=$0; exit $(($0 % 2))' {x}")
+flotilla("run", path, "--no-live", expect=(0, 3))
+s = summary(h5)
+check(s["progress"]["candidates"] == 4, "invalid UTF-8: summary JSON parses")
+exported = flotilla("results", "export", h5, "--table", "trials", "--format", "json", expect=0).stdout
+json.loads(exported)
+with h5py.File(h5, "r", swmr=True) as f:
+    tails = [t["output_tail"].decode("utf-8", "replace") for t in f["trials"][:]]
+check(any("\ufffd" in t for t in tails), "h5py with errors='replace' reads the tails")
+
+# 3. '#' inside a value stays in the command.
+path, h5 = ini("hash", "sh -c 'echo \"label=$1\"; echo flotilla-metric: score=$0' {x} --label=#1")
+flotilla("run", path, "--no-live", expect=0)
+with h5py.File(h5, "r", swmr=True) as f:
+    tails = [t["output_tail"].decode() for t in f["trials"][:]]
+check(all("label=--label=#1" in t for t in tails), f"'#1' reached the command: {tails[:1]}")
+
+# 4. Output to a full device is a failure.
+with open("/dev/full", "w") as full:
+    p = subprocess.run([FLOTILLA, "results", "export", h5], env=ENV, stdout=full, stderr=subprocess.PIPE, text=True)
+check(p.returncode == 1 and "cannot write to standard output: No space left on device" in p.stderr,
+      f"/dev/full: exit {p.returncode}, {p.stderr}")
+
+# 5. A file name with a newline in a files suite's glob.
+corpus = os.path.join(WORK, "nl_corpus")
+os.makedirs(corpus, exist_ok=True)
+open(os.path.join(corpus, "a.test"), "w").close()
+open(os.path.join(corpus, "b\nc.test"), "w").close()
+path, h5 = ini("newline", "sh -c 'echo flotilla-metric: score=$0' {x}",
+               "[evaluate]\ncommand = check {files} {report}\nsuite = files\nfiles = nl_corpus/*.test\n")
+p = flotilla("run", path, "--no-live", cwd=WORK)
+check(p.returncode == 1 and "[evaluate] files: 'nl_corpus/*.test' matches a file whose name holds a line break" in
+      p.stderr, f"newline in a file name: {p.returncode} {p.stderr}")
+
+# 6. umask 000: nothing flotilla makes is writable by others.
+path, h5 = ini("umask", "sh -c 'echo flotilla-metric: score=$0' {x}")
+flotilla("run", path, "--no-live", expect=0, preexec_fn=lambda: os.umask(0))
+mode = stat.S_IMODE(os.stat(h5).st_mode)
+check(mode & 0o022 == 0, f"results file mode {oct(mode)} under umask 000")
+print("ok")
