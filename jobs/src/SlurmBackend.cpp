@@ -213,6 +213,10 @@ class SlurmBackend final : public Backend {
       job.name = fmt::format("{}-{}-{}", m_r.job_prefix, getpid(), ++m_counter);
       job.dir = m_r.workdir / job.name;
     } while (std::filesystem::exists(job.dir));
+    // The prefix is a checked campaign name (Validate.cpp); a folder outside jobs_dir would
+    // still be a bug, and one that writes where nobody looks.
+    if (job.dir.lexically_normal().parent_path() != m_r.workdir.lexically_normal())
+      throw std::invalid_argument(fmt::format("job folder {} would lie outside {}", job.dir.string(), m_r.workdir.string()));
     std::vector<const TaskSpec*> specs;
     std::map<std::uint32_t, std::vector<std::size_t>> elements;
     for (std::size_t i = 0; i < ids.size(); ++i) {
@@ -248,7 +252,7 @@ class SlurmBackend final : public Backend {
                                           shape.ranks_per_node,
                                           shape.gpus_per_node > 0 ? fmt::format(" --gpus-per-node={}", shape.gpus_per_node)
                                                                   : std::string(),
-                                          m_worker.string(),
+                                          shell_quote(m_worker.string()),
                                           array ? "manifest-${SLURM_ARRAY_TASK_ID}.json" : "manifest.json")}};
     if (!dependency.empty())
       r.comments.push_back(fmt::format("starts once the {} job(s) it depends on completed; Slurm cancels it if they fail",

@@ -1,10 +1,12 @@
 // SlurmScript.cpp — pure pieces of the Slurm layer: job scripts, job states, array splitting.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <stdexcept>
+
 #include "flotilla/jobs/Slurm.h"
 
 namespace flotilla::jobs {
-namespace {
 
 // Quotes a value for a POSIX shell only when it needs it, so scripts stay readable.
 std::string shell_quote(std::string_view value) {
@@ -16,6 +18,22 @@ std::string shell_quote(std::string_view value) {
   return quoted + "'";
 }
 
+bool is_sbatch_value(std::string_view value) {
+  return !value.empty() && std::none_of(value.begin(), value.end(), [](char c) {
+    return static_cast<unsigned char>(c) <= 0x20 || c == 0x7f;
+  });
+}
+
+namespace {
+
+// A comment's text on one line: control bytes (a newline first of all) become blanks.
+std::string one_line(std::string_view text) {
+  std::string out(text);
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  return out;
+}
+
 constexpr std::string_view kStateNames[] = {"PENDING",   "RUNNING",  "COMPLETED", "FAILED",   "CANCELLED",
                                             "TIMEOUT",   "NODE_FAIL", "PREEMPTED", "BOOT_FAIL", "DEADLINE",
                                             "OUT_OF_MEMORY", "UNKNOWN"};
@@ -24,7 +42,14 @@ constexpr std::string_view kStateNames[] = {"PENDING",   "RUNNING",  "COMPLETED"
 
 std::string render_job_script(const JobRequest& r) {
   std::string s = "#!/bin/bash\n";
-  auto line = [&](std::string_view option, const auto& value) { s += fmt::format("#SBATCH --{}={}\n", option, value); };
+  auto line = [&](std::string_view option, const auto& value) {
+    const std::string text = fmt::format("{}", value);
+    if (!is_sbatch_value(text))
+      throw std::invalid_argument(fmt::format("job script: --{} value '{}' holds a blank or a control character: it "
+                                              "would not stay one #SBATCH option",
+                                              option, one_line(text)));
+    s += fmt::format("#SBATCH --{}={}\n", option, text);
+  };
   line("job-name", r.name);
   if (!r.partition.empty()) line("partition", r.partition);
   line("nodes", r.nodes);
@@ -42,7 +67,7 @@ std::string render_job_script(const JobRequest& r) {
   if (!r.workdir.empty()) line("chdir", r.workdir.string());
   if (!r.output.empty()) line("output", r.output.string());
   s += "\n";
-  for (const auto& comment : r.comments) s += "# " + comment + "\n";
+  for (const auto& comment : r.comments) s += "# " + one_line(comment) + "\n";
   if (!r.comments.empty()) s += "\n";
   s += "set -euo pipefail\n";
   for (const auto& [name, value] : r.exports) s += fmt::format("export {}={}\n", name, shell_quote(value));

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "Ini.h"
+#include "flotilla/jobs/Slurm.h"
 #include "Options.h"
 
 namespace po = boost::program_options;
@@ -108,9 +109,20 @@ Settings load_settings(const std::filesystem::path& file, const std::vector<std:
   auto settings = validate(std::move(raw), display);
   settings.config_path = file;
   settings.config_text = std::move(text);
-  if (settings.name.empty()) settings.name = file.stem().string();
+  if (settings.name.empty()) {
+    // From the file's name, with anything a job folder or Slurm job name cannot hold made '_'.
+    settings.name = file.stem().string();
+    for (char& c : settings.name)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '+' && c != '-') c = '_';
+    if (settings.name.empty() || settings.name.front() == '.' || settings.name.front() == '-')
+      settings.name.insert(0, "campaign");
+  }
   if (settings.results.empty()) settings.results = settings.name + ".h5";
   if (settings.slurm.jobs_dir.empty()) settings.slurm.jobs_dir = settings.results.string() + ".jobs";
+  if (settings.backend == "slurm" && !jobs::is_sbatch_value(std::filesystem::absolute(settings.slurm.jobs_dir).string()))
+    throw ConfigError(fmt::format("{}: the job folder '{}' holds a blank or a control character, which a job script's "
+                                  "#SBATCH lines cannot carry: set [resources] jobs_dir",
+                                  display, std::filesystem::absolute(settings.slurm.jobs_dir).string()));
   settings.tests_dir = settings.results.string() + ".tests";
   return settings;
 }

@@ -15,6 +15,7 @@
 #include "Options.h"
 #include "flotilla/jobs/Backend.h"
 #include "flotilla/jobs/Command.h"
+#include "flotilla/jobs/Slurm.h"
 #include "flotilla/results/Stats.h"
 #include "flotilla/search/Strategy.h"
 
@@ -219,6 +220,27 @@ bool is_metric_name(std::string_view name) {
   return true;
 }
 
+// A campaign's name names job folders, Slurm jobs and files: letters, digits and . _ + -, not
+// starting with . or - (so never "..", a path, an option or a second line).
+bool is_campaign_name(std::string_view name) {
+  if (name.empty() || name.size() > 100 || name.front() == '.' || name.front() == '-') return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '+' || c == '-';
+  });
+}
+
+// A Slurm partition, account or QOS as one sbatch option value: letters, digits and _ . -
+// (partitions also a comma-separated list).
+void check_slurm_name(const RawValue* raw, std::string_view key, bool list) {
+  if (!raw || raw->value.empty()) return;
+  const bool ok = std::all_of(raw->value.begin(), raw->value.end(), [&](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-' || (list && c == ',');
+  });
+  if (!ok)
+    bad(*raw, key, list ? "is not a Slurm partition name or list (letters, digits, _ . - and commas)"
+                        : "is not a Slurm name (letters, digits, _ . -)");
+}
+
 std::string trim(std::string_view text) {
   auto b = text.find_first_not_of(" \t");
   if (b == std::string_view::npos) return {};
@@ -294,6 +316,8 @@ static jobs::SlurmShape read_stage_shape(Reader& r, const Settings::Slurm& base,
   auto key = [&](std::string_view name) { return fmt::format("resources.{}.{}", stage, name); };
   if (r.one(key("partition"))) shape.partition = r.text(key("partition"));
   if (r.one(key("qos"))) shape.qos = r.text(key("qos"));
+  check_slurm_name(r.one(key("partition")), key("partition"), true);
+  check_slurm_name(r.one(key("qos")), key("qos"), false);
   if (r.one(key("nodes"))) shape.nodes = static_cast<int>(r.integer(key("nodes"), 1, 100'000));
   if (r.one(key("ranks_per_node"))) shape.ranks_per_node = static_cast<int>(r.integer(key("ranks_per_node"), 1, 4096));
   if (r.one(key("gpus_per_node"))) shape.gpus_per_node = static_cast<int>(r.integer(key("gpus_per_node"), 0, 64));
@@ -318,6 +342,10 @@ Settings validate(RawValues raw, const std::string& display) {
   Reader r(raw, display);
   Settings s;
   s.name = r.text("campaign.name");
+  if (!s.name.empty() && !is_campaign_name(s.name))
+    bad(*r.one("campaign.name"), "campaign.name",
+        "may hold only letters, digits and . _ + -, and not start with . or - (it names job folders, Slurm jobs and "
+        "files)");
   s.results = r.text("campaign.results");
   s.seed = static_cast<std::uint64_t>(r.integer("campaign.seed", 0, INT64_MAX));
   s.objective = r.text("intent.objective");
@@ -387,6 +415,9 @@ Settings validate(RawValues raw, const std::string& display) {
   s.slurm.time_limit = std::chrono::duration_cast<std::chrono::minutes>(limit);
   s.slurm.account = r.text("resources.account");
   s.slurm.qos = r.text("resources.qos");
+  check_slurm_name(r.one("resources.partition"), "resources.partition", true);
+  check_slurm_name(r.one("resources.account"), "resources.account", false);
+  check_slurm_name(r.one("resources.qos"), "resources.qos", false);
   s.slurm.client = registered(r, "resources.slurm_client", {"api", "sbatch"});
   s.slurm.start = registered(r, "resources.slurm_start", {"batch", "allocate"});
   if (s.slurm.start == "allocate" && s.slurm.client != "api")
@@ -394,6 +425,9 @@ Settings validate(RawValues raw, const std::string& display) {
         "needs resources.slurm_client = api: the sbatch client has no way to allocate at once and release with a "
         "status");
   s.slurm.jobs_dir = r.text("resources.jobs_dir");
+  // It is written into #SBATCH --chdir and --output lines: no blank, no control character.
+  if (auto* dir = r.one("resources.jobs_dir"); dir && !dir->value.empty() && !jobs::is_sbatch_value(dir->value))
+    bad(*dir, "resources.jobs_dir", "holds a blank or a control character, which a job script's #SBATCH lines cannot carry");
   s.max_attempts = static_cast<int>(r.integer("resources.max_attempts", 1, 100));
   s.slurm.max_submit_jobs = static_cast<int>(r.integer("resources.max_submit_jobs", 0, 1'000'000));
   s.slurm.explore = read_stage_shape(r, s.slurm, "explore");

@@ -316,3 +316,26 @@ TEST(Ini, ParsesSectionsKeysAndComments) {
   EXPECT_FALSE(flotilla::scheduler::is_utf8("\xed\xa0\x80"));      // a surrogate
   EXPECT_FALSE(flotilla::scheduler::is_utf8("\xe2\x82"));          // cut short
 }
+
+// Script injection (flotilla sbatch renders what these say into job.sh): refused at load, each
+// naming the key, so no value can add a shell line, an #SBATCH option or a folder elsewhere.
+TEST_F(SettingsTest, ValuesThatReachJobScriptsAreChecked) {
+  EXPECT_EQ(error_of(kValid, {"--campaign.name=x\nrm -rf ~"}),
+            "command line: [campaign] name: 'x\nrm -rf ~' may hold only letters, digits and . _ + -, and not start with "
+            ". or - (it names job folders, Slurm jobs and files)");
+  EXPECT_EQ(error_of(kValid, {"--campaign.name=../../../../X"}).substr(0, 50),
+            "command line: [campaign] name: '../../../../X' may");
+  EXPECT_EQ(error_of(replace(kValid, "[search]", "[resources]\nqos = normal --wrap=id\n[search]")),
+            "flotilla_settings_test.ini:21: [resources] qos: 'normal --wrap=id' is not a Slurm name (letters, digits, _ . -)");
+  EXPECT_EQ(error_of(kValid, {"--resources.partition=debug\n#SBATCH --wrap=id"}),
+            "command line: [resources] partition: 'debug\n#SBATCH --wrap=id' is not a Slurm partition name or list "
+            "(letters, digits, _ . - and commas)");
+  EXPECT_EQ(error_of(kValid, {"--resources.account=a;id"}),
+            "command line: [resources] account: 'a;id' is not a Slurm name (letters, digits, _ . -)");
+  EXPECT_EQ(error_of(kValid, {"--resources.evaluate.qos=x y"}),
+            "command line: [resources] evaluate.qos: 'x y' is not a Slurm name (letters, digits, _ . -)");
+  EXPECT_EQ(error_of(kValid, {"--resources.jobs_dir=/tmp/a\nid"}),
+            "command line: [resources] jobs_dir: '/tmp/a\nid' holds a blank or a control character, which a job "
+            "script's #SBATCH lines cannot carry");
+  EXPECT_EQ(load_settings(write(kValid), {"--resources.partition=debug,gb200"}).slurm.partition, "debug,gb200");
+}

@@ -121,3 +121,32 @@ TEST(CommandOutput, ArrayExpressionSizeCountsElements) {
   EXPECT_EQ(array_expression_size("a-b"), 1u);
   EXPECT_EQ(array_expression_size("9-3"), 1u);
 }
+
+// The last line of defence: a value with a newline or a blank cannot become a second #SBATCH
+// option or a shell line, and a comment with a newline stays one comment line.
+TEST(JobScript, RefusesValuesThatWouldLeaveTheirLine) {
+  JobRequest r{.name = "ok", .nodes = 1, .ranks_per_node = 1, .time_limit = std::chrono::minutes(5),
+               .commands = {"true"}};
+  auto with = [&](auto change) {
+    JobRequest copy = r;
+    change(copy);
+    try {
+      render_job_script(copy);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("rendered");
+  };
+  EXPECT_EQ(with([](JobRequest& x) { x.qos = "normal --wrap=id"; }),
+            "job script: --qos value 'normal --wrap=id' holds a blank or a control character: it would not stay one "
+            "#SBATCH option");
+  EXPECT_EQ(with([](JobRequest& x) { x.name = "a\nid"; }),
+            "job script: --job-name value 'a id' holds a blank or a control character: it would not stay one #SBATCH "
+            "option");
+  EXPECT_EQ(with([](JobRequest& x) { x.workdir = "/tmp/a b"; }).substr(0, 24), "job script: --chdir valu");
+  JobRequest commented = r;
+  commented.comments = {"first\nrm -rf /"};
+  const auto script = render_job_script(commented);
+  EXPECT_NE(script.find("# first rm -rf /\n"), std::string::npos) << script;
+  EXPECT_EQ(shell_quote("/opt/my tools/flotilla-worker"), "'/opt/my tools/flotilla-worker'");
+}

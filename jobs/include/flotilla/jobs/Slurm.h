@@ -42,7 +42,17 @@ struct JobRequest {
 };
 
 // A job script a person can read and submit by hand: #SBATCH lines, comments, then commands.
+// Throws std::invalid_argument when a value would not stay on its own #SBATCH line as one
+// option (a newline, a blank, a control byte): settings are checked at load (Validate.cpp),
+// and this is the last line of defence against a job script that runs what nobody wrote.
+// Comments have their control bytes replaced; exported values are quoted.
 std::string render_job_script(const JobRequest& request);
+
+// A word for a POSIX shell: as it is when it needs no quoting, else in single quotes.
+std::string shell_quote(std::string_view value);
+
+// Whether `value` may follow "#SBATCH --option=": non-empty, no blank, no control byte.
+bool is_sbatch_value(std::string_view value);
 
 enum class JobState { pending, running, completed, failed, cancelled, timeout, node_fail, preempted, boot_fail,
                       deadline, out_of_memory, unknown };
