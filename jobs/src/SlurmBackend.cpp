@@ -215,7 +215,9 @@ class SlurmBackend final : public Backend {
     } while (std::filesystem::exists(job.dir));
     // The prefix is a checked campaign name (Validate.cpp); a folder outside jobs_dir would
     // still be a bug, and one that writes where nobody looks.
-    if (job.dir.lexically_normal().parent_path() != m_r.workdir.lexically_normal())
+    auto base = m_r.workdir.lexically_normal();
+    if (!base.has_filename()) base = base.parent_path();  // "jobs/" as "jobs"
+    if (job.dir.lexically_normal().parent_path() != base)
       throw std::invalid_argument(fmt::format("job folder {} would lie outside {}", job.dir.string(), m_r.workdir.string()));
     std::vector<const TaskSpec*> specs;
     std::map<std::uint32_t, std::vector<std::size_t>> elements;
