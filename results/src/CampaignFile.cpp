@@ -28,6 +28,8 @@ namespace flotilla::results::file {
 
 namespace {
 
+constexpr unsigned kSwmrReadAttempts = 4;
+
 h5::Handle latest_format_access(bool clear_status_flags) {
   h5::Handle fapl(FLOTILLA_H5(H5Pcreate(H5P_FILE_ACCESS)));
   // SWMR needs the latest format: checksummed metadata and the v3 superblock's status flags.
@@ -43,7 +45,13 @@ h5::Handle latest_format_access(bool clear_status_flags) {
 
 void require_hdf5_file(const std::filesystem::path& path) {
   std::error_code error;
-  if (!std::filesystem::exists(path, error)) throw StoreError(path.string() + ": no such file");
+  const auto status = std::filesystem::status(path, error);
+  if (!std::filesystem::exists(status)) throw StoreError(path.string() + ": no such file");
+  // A FIFO or a device would block the open, or be read forever.
+  if (!std::filesystem::is_regular_file(status))
+    throw StoreError(path.string() + ": not a regular file (" +
+                     (std::filesystem::is_directory(status) ? std::string("a directory") : std::string("a FIFO, socket or device")) +
+                     ")");
   if (H5Fis_hdf5(path.c_str()) <= 0) {
     H5Eclear2(H5E_DEFAULT);
     throw StoreError(path.string() + ": not an HDF5 file");
@@ -61,7 +69,12 @@ h5::Handle open_read(const std::filesystem::path& path, bool& swmr) {
   // SWMR read first: it is the only mode that opens a file a writer holds, or one whose writer
   // died. Files not written in the latest format refuse it, so fall back to plain read-only.
   swmr = true;
-  const hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, H5P_DEFAULT);
+  // A SWMR reader retries metadata whose checksum fails (a writer may be half-way through it),
+  // by default 100 times with a growing sleep: a damaged file then hangs the reader for tens of
+  // minutes. A few attempts cover a live writer's flush; damage is then reported at once.
+  h5::Handle fapl(FLOTILLA_H5(H5Pcreate(H5P_FILE_ACCESS)));
+  FLOTILLA_H5(H5Pset_metadata_read_attempts(fapl.id(), kSwmrReadAttempts));
+  const hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, fapl.id());
   if (id >= 0) return h5::Handle(id);
   H5Eclear2(H5E_DEFAULT);
   swmr = false;

@@ -99,7 +99,41 @@ struct Store::Impl {
 
   bool grouping() const { return m_group_depth > 0; }
 
+  // Opens the tables; when one cannot be opened (a damaged file), says which, and what can
+  // still be read, rather than only the first HDF5 error.
   void open_tables() {
+    try {
+      open_tables_unchecked();
+    } catch (const h5::Error& first) {
+      throw StoreError(damage_report(first.what()));
+    }
+  }
+
+  std::string damage_report(const std::string& first) const {
+    std::vector<std::string> broken, readable;
+    const char* names[] = {schema::kCandidates, schema::kTrials, schema::kMetrics, schema::kEvents,
+                           schema::kEstimates, schema::kConfirmations, schema::kCandidateText};
+    for (const char* name : names) {
+      if (m_campaign.schema < 2 && (name == schema::kEstimates || name == schema::kConfirmations ||
+                                    name == schema::kCandidateText))
+        continue;
+      try {
+        h5::Handle table(FLOTILLA_H5(H5Dopen2(m_file.id(), name, H5P_DEFAULT)));
+        readable.push_back(std::string("/") + name + " (" + std::to_string(h5::row_count(table.id())) + " rows)");
+      } catch (const h5::Error& e) {
+        broken.push_back(std::string("/") + name + ": " + e.what());
+      }
+    }
+    if (broken.empty()) return first;
+    std::string text = m_path.string() + ": the file is damaged: ";
+    for (std::size_t i = 0; i < broken.size(); ++i) text += (i ? "; " : "") + broken[i];
+    text += ". Still readable: /campaign";
+    for (const auto& r : readable) text += ", " + r;
+    return text + ". Nothing was changed: keep a copy, and restore the file or start a new one "
+                  "(--campaign.results=FILE)";
+  }
+
+  void open_tables_unchecked() {
     m_types = schema::make_memory_types();
     m_candidates = h5::Handle(FLOTILLA_H5(H5Dopen2(m_file.id(), schema::kCandidates, H5P_DEFAULT)));
     m_trials = h5::Handle(FLOTILLA_H5(H5Dopen2(m_file.id(), schema::kTrials, H5P_DEFAULT)));

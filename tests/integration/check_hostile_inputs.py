@@ -11,10 +11,15 @@ usage: check_hostile_inputs.py FLOTILLA WORK
   - `#` in a value stays in it: `--label=#1` reaches the command;
   - `results export` to a full device (/dev/full) exits 1, naming the cause;
   - a files glob matching a name with a newline is refused, naming the key;
-  - under umask 000 the results file and the campaign's folders are not writable by others.
+  - under umask 000 the results file and the campaign's folders are not writable by others;
+  - a results file with 64 damaged bytes (30 seeded places) never hangs, never changes, and
+    reads either exactly as before or fails naming the damage; a FIFO as the results file is
+    refused at once.
 """
+import hashlib
 import json
 import os
+import random
 import stat
 import subprocess
 import sys
@@ -124,4 +129,39 @@ path, h5 = ini("umask", "sh -c 'echo flotilla-metric: score=$0' {x}")
 flotilla("run", path, "--no-live", expect=0, preexec_fn=lambda: os.umask(0))
 mode = stat.S_IMODE(os.stat(h5).st_mode)
 check(mode & 0o022 == 0, f"results file mode {oct(mode)} under umask 000")
+# 7. Damaged bytes: read exactly as before, or an error; never a hang, never a changed file.
+clean_summary = flotilla("results", "summary", h5, "--json", expect=0).stdout
+clean_trials = flotilla("results", "export", h5, "--table", "trials", "--format", "json", expect=0).stdout
+data = open(h5, "rb").read()
+rng = random.Random(7)
+damaged = os.path.join(WORK, "damaged.h5")
+outcomes = {"same": 0, "refused": 0}
+for _ in range(30):
+    at = rng.randrange(64, len(data) - 64)
+    bad = bytearray(data)
+    bad[at:at + 64] = bytes(rng.randrange(256) for _ in range(64))
+    with open(damaged, "wb") as f:
+        f.write(bad)
+    digest = hashlib.sha256(bad).hexdigest()
+    a = flotilla("results", "summary", damaged, "--json", timeout=30)
+    b = flotilla("results", "export", damaged, "--table", "trials", "--format", "json", timeout=30)
+    if a.returncode == 0 and b.returncode == 0:
+        check(a.stdout == clean_summary and b.stdout == clean_trials, f"damage at {at} read as other values")
+        outcomes["same"] += 1
+    else:
+        check({a.returncode, b.returncode} <= {0, 1} and "damaged.h5" in a.stderr + b.stderr,
+              f"damage at {at}: {a.returncode} {a.stderr} {b.stderr}")
+        outcomes["refused"] += 1
+    r = flotilla("run", path, f"--campaign.results={damaged}", "--no-live", timeout=60)
+    check(hashlib.sha256(open(damaged, "rb").read()).hexdigest() == digest or r.returncode == 0,
+          f"damage at {at}: a failed resume changed the file")
+check(outcomes["refused"] > 0, f"no damage was detected: {outcomes}")
+print("damaged files:", outcomes)
+fifo = os.path.join(WORK, "fifo.h5")
+if not os.path.exists(fifo):
+    os.mkfifo(fifo)
+p = flotilla("results", "summary", fifo, timeout=10)
+check(p.returncode == 1 and "not a regular file (a FIFO, socket or device)" in p.stderr, f"fifo: {p.stderr}")
+p = flotilla("run", path, f"--campaign.results={fifo}", "--no-live", timeout=10)
+check(p.returncode == 1 and "not a regular file" in p.stderr, f"fifo run: {p.stderr}")
 print("ok")

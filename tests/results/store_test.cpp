@@ -239,7 +239,8 @@ TEST(Store, EstimatesAndConfirmationsRoundTrip) {
     store.add_confirmation({.candidate = 0, .reference = 3, .verdict = "faster", .pairs = 17, .looks = 2,
                             .ratio = 1.5, .low = 1.4, .high = 1.6, .confidence = 0.95, .min_effect = 0.02,
                             .time = 11});
-    store.add_confirmation({.candidate = 1, .reference = 3, .verdict = "failed", .reason = "pair 2: exit code 1"});
+    store.add_confirmation(
+        {.candidate = 1, .reference = 3, .verdict = "failed", .time = 12, .reason = "pair 2: exit code 1"});
     group.commit();
   }
   const Store store = Store::open_read(path);
