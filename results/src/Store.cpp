@@ -22,7 +22,14 @@
 #include <flotilla/results/Store.h>
 
 #include <algorithm>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
 #include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <cstdlib>
 #include <set>
@@ -309,28 +316,60 @@ Store::~Store() {
   }
 }
 
+namespace {
+
+// Where a new file is made before it is complete: beside it, hidden, named for this process.
+std::filesystem::path creating_path(const std::filesystem::path& path) {
+  return path.parent_path() / ("." + path.filename().string() + ".creating." + std::to_string(::getpid()));
+}
+
+// Files a killed creator left half-made (its pid is gone): never a campaign, so removed.
+void remove_stale_creations(const std::filesystem::path& path) {
+  const auto dir = path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
+  const std::string prefix = "." + path.filename().string() + ".creating.";
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.starts_with(prefix)) continue;
+    const long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
+    if (pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM)) continue;  // still at work
+    std::filesystem::remove(entry.path(), error);
+  }
+}
+
+}  // namespace
+
+// The file is made complete under a temporary name (header, every table, SWMR mode on) and
+// then renamed into place without replacing anything (renameat2 RENAME_NOREPLACE): a process
+// killed while creating leaves no half-made file under the campaign's name, only a hidden
+// temporary that the next create removes, and two creators cannot both win.
 Store Store::create(const std::filesystem::path& path, const CampaignInfo& info) {
   h5::init();
+  std::error_code exists_error;
+  if (std::filesystem::exists(path, exists_error)) throw StoreError(path.string() + ": already exists");
+  remove_stale_creations(path);
+  const auto temporary = creating_path(path);
   auto impl = std::make_unique<Impl>();
   impl->m_path = path;
   impl->m_mode = Impl::Mode::write;
   impl->m_campaign = info;
   try {
     with_path(path, [&] {
-      impl->m_file = file::create(path);
-      impl->m_lock = WriterLock::acquire(path);
+      impl->m_file = file::create(temporary);
+      impl->m_lock = WriterLock::acquire(temporary);
       file::write_header(impl->m_file.id(), info);
       impl->create_tables();
       impl->m_tests = tests::Tables::create(impl->m_file.id());
       // Every object exists now; after this no new object may be created (SWMR rule).
       FLOTILLA_H5(H5Fstart_swmr_write(impl->m_file.id()));
     });
+    if (::renameat2(AT_FDCWD, temporary.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE) != 0)
+      throw StoreError(path.string() + (errno == EEXIST ? std::string(": already exists")
+                                                        : ": cannot create: " + std::string(std::strerror(errno))));
   } catch (...) {
-    if (impl->m_file.valid()) {   // ours, half made: remove it so a retry is not "already exists"
-      impl.reset();
-      std::error_code ignored;
-      std::filesystem::remove(path, ignored);
-    }
+    impl.reset();  // closes the file and releases the lock before the temporary goes
+    std::error_code ignored;
+    std::filesystem::remove(temporary, ignored);
     throw;
   }
   return Store(std::move(impl));
