@@ -118,6 +118,9 @@ class CampaignRunner {
       m_candidates = m_store->candidates();
       m_trials = m_store->trials();
       for (const auto& e : m_store->estimates()) m_estimated.insert({e.candidate, e.repeats});
+      for (const auto& e : m_store->events())
+        if ((e.kind == "verified" || e.kind == "rolled_back") && e.detail.starts_with("candidate "))
+          m_decided.insert(std::strtoll(e.detail.c_str() + 10, nullptr, 10));
       for (const auto& c : m_store->confirmations()) m_confirmed.insert(c.candidate);
       for (const auto& c : m_candidates) m_configs.push_back(m_s.space.parse_configuration(c.config));
       m_err << fmt::format("resuming {}: {} candidates and {} trials recorded\n", m_s.results.string(),
@@ -232,6 +235,13 @@ class CampaignRunner {
     }
     for (const auto& c : in_round)
       if (c.record.origin == "baseline" && c.objective) evaluate(round, {c.record.id});
+    // An evaluation a killed run started is finished, whatever the gate says now: the gate
+    // may have moved (a better incumbent), but a candidate is never left half-verified.
+    std::vector<std::int64_t> started;
+    for (const auto& c : summarize_ids(ids))
+      if (c.status == results::CandidateStatus::explored && c.shards_done > 0 && c.record.origin != "baseline")
+        started.push_back(c.record.id);
+    if (!started.empty()) evaluate(round, started);
     // Waves: each rollback makes room for the next best candidate of the round.
     for (;;) {
       auto summary_now = summarize();
@@ -243,8 +253,16 @@ class CampaignRunner {
       if (chosen.empty()) break;
       evaluate(round, chosen);
     }
+    record_decisions(ids);  // a decision a killed run recorded no event for
     confirm_round(round);
     return {};
+  }
+
+  std::vector<results::CandidateSummary> summarize_ids(const std::vector<std::int64_t>& ids) const {
+    const auto summary = summarize();
+    std::vector<results::CandidateSummary> out;
+    for (auto id : ids) out.push_back(summary.candidates[static_cast<std::size_t>(id)]);
+    return out;
   }
 
   // The objective every contender is measured against: the winner's (the best confirmed, or
@@ -376,16 +394,22 @@ class CampaignRunner {
     return ids;
   }
 
+  // The journal's verified / rolled_back event of each decided candidate, once: m_decided holds
+  // those the journal already has (read on resume), so a run killed between a candidate's last
+  // shard and its event records the event when it resumes.
   void record_decisions(const std::vector<std::int64_t>& chosen) {
     auto summary = summarize();
     for (auto id : chosen) {
       const auto& c = summary.candidates[static_cast<std::size_t>(id)];
-      if (!m_decided.insert(id).second || !m_ran_evaluate.contains(id)) continue;  // decided in an earlier run
+      if (c.status != results::CandidateStatus::verified && c.status != results::CandidateStatus::rolled_back) continue;
+      if (!m_decided.insert(id).second) continue;
       if (c.status == results::CandidateStatus::verified) {
         m_store->add_event({now_seconds(), "verified", fmt::format("candidate {}: {}", id, c.record.config)});
       } else if (c.status == results::CandidateStatus::rolled_back) {
         m_store->add_event({now_seconds(), "rolled_back", fmt::format("candidate {}: {}", id, c.reason)});
-        m_strategy->tell(m_configs[static_cast<std::size_t>(id)], std::nullopt);
+        // The replay on resume told the strategy of rollbacks already recorded; only one this
+        // run saw happen is news to it.
+        if (m_ran_evaluate.contains(id)) m_strategy->tell(m_configs[static_cast<std::size_t>(id)], std::nullopt);
       }
     }
   }
