@@ -9,7 +9,12 @@
 
 #include <poll.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
+
+#include "Descendants.h"
 #include <cerrno>
 #include <thread>
 #include <utility>
@@ -51,7 +56,11 @@ LocalBackend::LocalBackend(const BackendOptions& options)
       m_slot_text(m_slots),
       m_slot_busy(m_slots, false),
       m_placement(local_placement()),
-      m_spawner(options.path_prepend) {
+      m_spawner(options.path_prepend),
+      m_campaign_tag(options.campaign_tag),
+      m_token_prefix(std::to_string(::getpid()) + "-" +
+                     std::to_string(std::chrono::steady_clock::now().time_since_epoch().count())),
+      m_notice(options.notice) {
   const auto cpus = options.pin ? allowed_cpus() : std::vector<int>{};
   for (unsigned slot = 0; slot < m_slots && !cpus.empty(); ++slot) {
     m_slot_cpus[slot] = jobs::slot_cpus(cpus, slot, m_slots);
@@ -83,6 +92,8 @@ void LocalBackend::start_queued() {
     TaskSpec spec = std::move(m_queue.front());
     m_queue.pop_front();
     const unsigned slot = free_slot();
+    spec.env.emplace_back(kTaskTokenVariable, m_token_prefix + "-" + std::to_string(++m_tasks));
+    if (!m_campaign_tag.empty()) spec.env.emplace_back(kCampaignTagVariable, m_campaign_tag);
     auto spawned = m_spawner.spawn(spec, m_slot_cpus[slot]);
     if (auto* failure = std::get_if<SpawnFailure>(&spawned)) {
       m_finished.push_back(failure_result(spec, *failure));
@@ -148,6 +159,8 @@ void LocalBackend::move_done_to_finished() {
                                     [](const Running& r) { return !r.run->done(); });
   for (auto it = done; it != m_running.end(); ++it) {
     m_finished.push_back(it->run->result());
+    if (!it->run->leftovers().empty() && m_notice)
+      m_notice("task_leftovers_killed", "a task left " + describe(it->run->leftovers()) + " running when it ended: killed");
     m_finished.back().cores = m_slot_text[it->slot];
     m_slot_busy[it->slot] = false;
   }
@@ -160,6 +173,12 @@ void LocalBackend::cancel_all() {
   m_queue.clear();
   for (const auto& running : m_running) running.run->cancel();
   move_done_to_finished();
+}
+
+std::string kill_campaign_leftovers(const std::string& tag) {
+  if (tag.empty()) return {};
+  const auto killed = kill_processes_with(kCampaignTagVariable, tag);
+  return killed.empty() ? std::string() : describe(killed);
 }
 
 std::unique_ptr<Backend> make_local_backend(const BackendOptions& options) {

@@ -10,7 +10,9 @@
 // starts only when no other runs, and nothing starts beside it.
 #pragma once
 
+#include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -56,6 +58,10 @@ class LocalBackend final : public Backend {
   std::vector<bool> m_slot_busy;
   Placement m_placement;  // stamped on every result: rank 0, this host, its devices
   Spawner m_spawner;
+  std::string m_campaign_tag;
+  std::string m_token_prefix;   // "<pid>-<start ns>": no two backends' tokens meet
+  std::uint64_t m_tasks = 0;
+  std::function<void(std::string, std::string)> m_notice;
   std::deque<TaskSpec> m_queue;
   std::vector<Running> m_running;
   std::vector<TaskResult> m_finished;    // done, not yet returned by collect()

@@ -7,6 +7,8 @@
 #include <array>
 #include <cerrno>
 
+#include "Descendants.h"
+
 namespace flotilla::jobs {
 namespace {
 
@@ -74,6 +76,10 @@ void TaskRun::on_exit_ready() {
 
 void TaskRun::reap() {
   kill_group(m_process.pid);  // the leader is a zombie: its group id cannot have been reused
+  // Descendants that left the group (setsid, a double-forked daemon) still carry the task's
+  // token: they end with it (Descendants.h), and the result says what was killed.
+  for (const auto& [key, value] : m_spec.env)
+    if (key == kTaskTokenVariable) m_leftovers = kill_processes_with(kTaskTokenVariable, value);
   const int status = wait_blocking(m_process.pid);
   if (status >= 0) m_exit.wait_status = status;  // else reaped elsewhere: classify() says so
   m_reaped = true;
@@ -124,8 +130,10 @@ TaskResult TaskRun::result() const {
   result.exit_code = outcome.exit_code;
   result.reason = std::move(outcome.reason);
   result.objective = outcome.objective;
-  const std::size_t keep = std::min(m_tail.size(), kOutputTailBytes);
-  result.output_tail = m_tail.substr(m_tail.size() - keep);
+  std::string tail = m_tail;
+  if (!m_leftovers.empty()) tail += "\n[flotilla: the task left " + describe(m_leftovers) + " running: killed]\n";
+  const std::size_t keep = std::min(tail.size(), kOutputTailBytes);
+  result.output_tail = tail.substr(tail.size() - keep);
   result.metrics = m_metrics.metrics();
   result.attempt = m_spec.attempt;
   return result;

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "Descendants.h"
 #include "Outcome.h"
 #include "Process.h"
 #include "flotilla/jobs/Metrics.h"
@@ -37,6 +38,7 @@ class TaskRun {
   bool done() const { return m_reaped && !m_process.output; }
   void cancel();              // kills the group and reaps it now, unless it has already exited
   TaskResult result() const;  // once done()
+  const std::vector<Leftover>& leftovers() const { return m_leftovers; }  // killed when it ended
 
  private:
   void reap();
@@ -53,6 +55,7 @@ class TaskRun {
   Clock::time_point m_reaped_at{};
   bool m_reaped = false;
   ExitInfo m_exit;
+  std::vector<Leftover> m_leftovers;
 };
 
 double epoch_seconds();

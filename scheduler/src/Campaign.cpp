@@ -82,13 +82,24 @@ class CampaignRunner {
     };
     m_backend = jobs::make_backend(
         {.name = s.backend, .slots = s.slots, .pin = s.pin, .ranks = s.ranks, .path_prepend = o.path_prepend,
+         .campaign_tag = campaign_tag(s),
          .slurm = std::move(slurm), .notice = notice});
     m_strategy = search::make_strategy({.name = s.strategy, .seed = s.seed, .maximize = s.maximize}, s.space);
   }
 
+  // What every local task of this campaign carries in its environment (Descendants.h).
+  static std::string campaign_tag(const Settings& s) { return std::filesystem::absolute(s.results).string(); }
+
   int run() {
     m_suite.prepare();
     open_store();
+    // We hold the results file's lock: any process still carrying the campaign's tag was left
+    // by an earlier scheduler of it that was killed (a task's setsid child, a daemon).
+    if (const auto killed = jobs::kill_campaign_leftovers(campaign_tag(m_s)); !killed.empty()) {
+      m_store->add_event({now_seconds(), "leftovers_killed", killed + " left by an earlier run"});
+      m_err << fmt::format("{}: killed {} that an earlier, killed run of this campaign left running\n",
+                           m_s.results.string(), killed);
+    }
     const double started = now_seconds();
     std::string stop;
     try {

@@ -14,9 +14,13 @@ usage: check_hostile_inputs.py FLOTILLA WORK
   - under umask 000 the results file and the campaign's folders are not writable by others;
   - a results file with 64 damaged bytes (30 seeded places) never hangs, never changes, and
     reads either exactly as before or fails naming the damage; a FIFO as the results file is
-    refused at once.
+    refused at once;
+  - a task's setsid child outlives a SIGKILLed `flotilla run`; the next run of the campaign
+    kills it and says so.
 """
 import hashlib
+import signal
+import time
 import json
 import os
 import random
@@ -164,4 +168,28 @@ p = flotilla("results", "summary", fifo, timeout=10)
 check(p.returncode == 1 and "not a regular file (a FIFO, socket or device)" in p.stderr, f"fifo: {p.stderr}")
 p = flotilla("run", path, f"--campaign.results={fifo}", "--no-live", timeout=10)
 check(p.returncode == 1 and "not a regular file" in p.stderr, f"fifo run: {p.stderr}")
+# 8. A descendant of a task that outlived a SIGKILLed scheduler is ended by the next run.
+mark, pidfile = os.path.join(WORK, "daemon.mark"), os.path.join(WORK, "daemon.pid")
+for stale in (mark, pidfile):
+    if os.path.exists(stale):
+        os.remove(stale)
+daemon = (f"sh -c 'if [ $0 = 1 ] && [ ! -e {mark} ]; then touch {mark}; setsid sleep 300 </dev/null >/dev/null 2>&1 & "
+          f"echo $! > {pidfile}; sleep 30; fi; echo flotilla-metric: score=$0' {{x}}")
+path, h5 = ini("daemon", daemon)
+run = subprocess.Popen([FLOTILLA, "run", path, "--no-live"], env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+for _ in range(200):
+    if os.path.exists(pidfile) and open(pidfile).read().strip():
+        break
+    time.sleep(0.05)
+leftover = int(open(pidfile).read())
+run.send_signal(signal.SIGKILL)
+run.wait()
+check(os.path.exists(f"/proc/{leftover}"), "the setsid child should have outlived the killed scheduler")
+again = flotilla("run", path, "--no-live", expect=0)
+# The setsid child, and the task's own `sleep 30`, whose parent died with the scheduler.
+check(f"{leftover} sleep" in again.stderr and "that an earlier, killed run of this campaign left running" in again.stderr,
+      f"leftover not reported: {again.stderr}")
+time.sleep(0.2)
+state = open(f"/proc/{leftover}/stat").read().rsplit(")", 1)[1].split()[0] if os.path.exists(f"/proc/{leftover}") else "gone"
+check(state in ("gone", "Z", "X"), f"the leftover {leftover} still runs: {state}")
 print("ok")

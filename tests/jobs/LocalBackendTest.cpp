@@ -283,3 +283,52 @@ TEST(LocalBackend, ExclusiveTasksRunAlone) {
 
 }  // namespace
 }  // namespace flotilla::jobs::test
+
+namespace flotilla::jobs::test {
+namespace {
+
+// Descendants that leave the task's process group (setsid, a double fork) end with the task,
+// and its result says what was killed.
+TEST(LocalBackend, DescendantsThatLeaveTheGroupEndWithTheTask) {
+  auto backend = local(1);
+  // setsid: a session of its own; ( ... & ): a double fork whose middle process exits at once,
+  // so init adopts the sleep. Each prints its pid.
+  const auto r = run_one(*backend, sh_task(1, "setsid sleep 60 </dev/null >/dev/null 2>&1 & echo pid=$!; "
+                                               "( sleep 60 </dev/null >/dev/null 2>&1 & echo pid=$! ); sleep 0.2"));
+  ASSERT_EQ(r.status, TaskStatus::ok) << r.reason;
+  std::vector<pid_t> pids;
+  for (std::size_t at = r.output_tail.find("pid="); at != std::string::npos; at = r.output_tail.find("pid=", at + 4))
+    pids.push_back(static_cast<pid_t>(std::stol(r.output_tail.substr(at + 4))));
+  ASSERT_EQ(pids.size(), 2u) << r.output_tail;
+  EXPECT_NE(r.output_tail.find("[flotilla: the task left "), std::string::npos) << r.output_tail;
+  // Gone, or a zombie that init has not reaped yet: not running either way.
+  const auto running = [](pid_t pid) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const auto close = text.rfind(')');
+    return close != std::string::npos && close + 2 < text.size() && text[close + 2] != 'Z';
+  };
+  for (pid_t pid : pids) {
+    for (int i = 0; i < 50 && running(pid); ++i) std::this_thread::sleep_for(20ms);
+    EXPECT_FALSE(running(pid)) << "descendant " << pid << " outlived its task";
+  }
+}
+
+// A campaign's tag marks every task's descendants, so a later scheduler ends what a killed one
+// left (here: a process started with the tag, as an orphan of an earlier run would carry it).
+TEST(LocalBackend, CampaignLeftoversAreFoundByTheirTag) {
+  const std::string tag = "/tmp/flotilla-test-campaign-" + std::to_string(::getpid()) + ".h5";
+  ASSERT_EQ(std::system(("FLOTILLA_CAMPAIGN=" + tag + " setsid sleep 60 </dev/null >/dev/null 2>&1 &").c_str()), 0);
+  std::string killed;
+  for (int i = 0; i < 50 && killed.empty(); ++i) {
+    std::this_thread::sleep_for(20ms);
+    killed = kill_campaign_leftovers(tag);
+  }
+  EXPECT_NE(killed.find("1 process ("), std::string::npos) << killed;
+  EXPECT_NE(killed.find(" sleep)"), std::string::npos) << killed;
+  EXPECT_EQ(kill_campaign_leftovers(tag), "");  // it is dead, not only signalled
+  EXPECT_EQ(kill_campaign_leftovers(""), "");
+}
+
+}  // namespace
+}  // namespace flotilla::jobs::test

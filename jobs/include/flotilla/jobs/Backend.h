@@ -72,11 +72,18 @@ struct BackendOptions {
   bool pin = true;                                  // local: each slot's tasks pinned to its own CPUs
   unsigned ranks = 0;                               // mpi: MPI ranks, rank 0 dispatching; 0 = slots + 1
   std::vector<std::filesystem::path> path_prepend;  // put before PATH for argv[0] lookup
+  // local: every task (and what it starts) carries FLOTILLA_CAMPAIGN=<campaign_tag>, so a later
+  // scheduler of the campaign can end what a killed one left (kill_campaign_leftovers).
+  std::string campaign_tag;
   SlurmResources slurm;                             // backend "slurm"
   // What the user should hear that is not a task's result (a submission deferred by a submit
   // limit, an allocation cancelled because its launcher died): an event kind and a sentence.
   std::function<void(std::string kind, std::string message)> notice;
 };
+
+// Ends the processes left running by an earlier scheduler of the campaign tagged `tag` (its
+// tasks' descendants that outlived it); returns a sentence saying what, or "" for none.
+std::string kill_campaign_leftovers(const std::string& tag);
 
 // Throws std::invalid_argument naming the known backends for an unknown name.
 std::unique_ptr<Backend> make_backend(const BackendOptions& options);
