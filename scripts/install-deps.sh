@@ -4,6 +4,8 @@
 # tests start their own Slurm cluster and stop it by PID.
 # The CUDA 13 toolkit with NCCL is not a Debian package; when /usr/local/cuda/bin/nvcc exists the
 # build picks it up (FLOTILLA_WITH_CUDA=AUTO), otherwise GPU code is left out with a notice.
+# clang-16 with its compiler-rt (libFuzzer, ASan/UBSan/TSan runtimes) and llvm-16 (llvm-symbolizer)
+# serve the sanitizer and fuzzing builds only (docs/verification.md); the normal build uses g++.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
@@ -20,4 +22,5 @@ sudo_if_needed apt-get install -y --no-install-recommends -o DPkg::Lock::Timeout
   libxml2-dev libsqlite3-dev \
   python3 python3-h5py python3-pandas \
   gnuplot-nox parallel \
-  python3-optuna
+  python3-optuna \
+  clang-16 libclang-rt-16-dev llvm-16
