@@ -7,6 +7,9 @@
 #      errno named, no crash; the rows the failed write left are ignored by every reader and
 #      cut on resume, so no trial key appears twice and no objective changes.
 #   2. With the reserve (1 MiB), flotilla stops before the write, saying how much is free.
+#   3. Writes failing with EIO part-way (with FAIL_WRITES=libflotilla_fail_writes.so): the same stop,
+#      and a resume once writes work again. (A read-only remount cannot be tested: Linux refuses
+#      it while the results file is open for writing.)
 # Needs root to mount a tmpfs; exits 77 (skipped) otherwise.
 set -eu
 flotilla=$1 config=$2 work=$3
@@ -68,4 +71,20 @@ grep -q "full.h5: only [0-9]* KiB free on its filesystem (.*); flotilla stops be
 mount -o remount,size=8M "$mnt"
 run >"$work/resume2.log" 2>&1 || { cat "$work/resume2.log"; exit 1; }
 "$py" "$here/check_campaign.py" "$h5"
+
+# 3. Writes that start failing with EIO (a dying disk; FAIL_WRITES, an LD_PRELOAD shim): the same
+#    stop with the cause named, nothing recorded changed, and a resume once writes work again.
+if [ -n "${FAIL_WRITES:-}" ]; then
+  umount "$mnt"
+  mount -t tmpfs -o size=8M tmpfs "$mnt"
+  set +e
+  LD_PRELOAD="$FAIL_WRITES" FLOTILLA_FAIL_PATH=full.h5 FLOTILLA_FAIL_AFTER=400 FLOTILLA_STORE_RESERVE_BYTES=0 \
+    run >"$work/eio.log" 2>&1
+  rc=$?
+  set -e
+  [ "$rc" -eq 1 ] || { echo "expected exit 1 when writes fail with EIO, got $rc"; cat "$work/eio.log"; exit 1; }
+  grep -q "full.h5: .*Input/output error (errno 5)" "$work/eio.log" || { echo "no EIO message"; cat "$work/eio.log"; exit 1; }
+  run >"$work/resume3.log" 2>&1 || { cat "$work/resume3.log"; exit 1; }
+  "$py" "$here/check_campaign.py" "$h5"
+fi
 echo ok
