@@ -21,6 +21,6 @@ sudo_if_needed apt-get install -y --no-install-recommends -o DPkg::Lock::Timeout
   libgtest-dev libgmock-dev googletest \
   libxml2-dev libsqlite3-dev \
   python3 python3-h5py python3-pandas \
-  gnuplot-nox parallel \
+  gnuplot-nox parallel spin \
   python3-optuna \
   clang-16 libclang-rt-16-dev llvm-16
