@@ -19,9 +19,9 @@ mnt="$work/fs"
 mkdir -p "$mnt"
 cleanup() { umount "$mnt" 2>/dev/null || true; }
 trap cleanup EXIT
-mount -t tmpfs -o size=300k tmpfs "$mnt" 2>/dev/null || { echo "skipped: cannot mount a tmpfs (needs root)"; exit 77; }
+mount -t tmpfs -o size=120k tmpfs "$mnt" 2>/dev/null || { echo "skipped: cannot mount a tmpfs (needs root)"; exit 77; }
 h5="$mnt/full.h5"
-run() { "$flotilla" run "$config" --campaign.results="$h5" --search.budget=16 --no-live "$@"; }
+run() { "$flotilla" run "$config" --campaign.results="$h5" --search.budget=8 --no-live "$@"; }
 
 set +e
 FLOTILLA_STORE_RESERVE_BYTES=0 run >"$work/full.log" 2>&1
@@ -54,13 +54,13 @@ import json, sys
 before, after = (json.load(open(p)) for p in sys.argv[1:3])
 b, a = before["baseline"], after["baseline"]
 assert b["objective"] == a["objective"], f"the baseline's objective changed: {b['objective']} -> {a['objective']}"
-assert after["progress"]["pending"] == 0 and after["progress"]["candidates"] == 17, after["progress"]
+assert after["progress"]["pending"] == 0 and after["progress"]["candidates"] == 9, after["progress"]
 print("resumed: baseline", a["objective"], "unchanged; winner", after["verdict"])
 PY
 
 # 2. The reserve: stopped before writing, with the free space named.
 umount "$mnt"
-mount -t tmpfs -o size=1150k tmpfs "$mnt"
+mount -t tmpfs -o size=1100k tmpfs "$mnt"
 set +e
 run >"$work/reserve.log" 2>&1
 rc=$?
