@@ -111,9 +111,26 @@ class SlurmBackend final : public Backend {
     std::filesystem::create_directories(m_r.workdir);
     scan_earlier_jobs();
   }
-  ~SlurmBackend() override { cancel_all(); }
+  // Jobs outlive the scheduler (a restart re-attaches through their folders): nothing is
+  // cancelled here, and no Slurm call can throw from a destructor.
+  ~SlurmBackend() override = default;
 
   std::string_view name() const override { return "slurm"; }
+  BackendCapabilities capabilities() const override { return {.dependencies = true, .outlives_scheduler = true}; }
+
+  // Forgets every task; submitted jobs keep running and their folders say what they hold.
+  // Jobs not yet submitted are not: their tasks are simply unrecorded, and run again later.
+  std::size_t detach() override {
+    std::size_t left = 0;
+    for (const auto& job : m_jobs)
+      if (job.slurm_id != 0) ++left;
+    m_unsent.clear();
+    m_jobs.clear();
+    m_pending.clear();
+    m_ready.clear();
+    m_running.clear();
+    return left;
+  }
 
   // Tasks wait here until the next collect(), so the tasks submitted between two collects (a
   // batch, or every lost task of a failed job) become one job per resource set, not one each.

@@ -37,6 +37,7 @@ namespace {
 std::atomic<bool> g_stop{false};
 
 struct Interrupted {};
+struct Cancelled {};  // a stop request (`flotilla cancel`) was obeyed
 
 double now_seconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -67,7 +68,7 @@ std::string fingerprint_difference(const std::string& recorded, const std::strin
 class CampaignRunner {
  public:
   CampaignRunner(const Settings& s, const RunOptions& o, std::ostream& out, std::ostream& err)
-      : m_s(s), m_out(out), m_err(err), m_progress(err, o.live_progress), m_suite(s, o.path_prepend, [this](std::int64_t id) {
+      : m_s(s), m_o(o), m_out(out), m_err(err), m_progress(err, o.live_progress), m_suite(s, o.path_prepend, [this](std::int64_t id) {
           return task_values(id, results::TrialKind::evaluate, 0);
         }) {
     jobs::SlurmResources slurm{.client = s.slurm.client, .shape = s.slurm.explore,
@@ -80,7 +81,8 @@ class CampaignRunner {
       if (m_store) m_store->add_event({now_seconds(), kind, message});
       m_progress.note(fmt::format("flotilla: {}", message));
     };
-    m_backend = jobs::make_backend(
+    const auto make = o.make_backend ? o.make_backend : [](const jobs::BackendOptions& b) { return jobs::make_backend(b); };
+    m_backend = make(
         {.name = s.backend, .slots = s.slots, .pin = s.pin, .ranks = s.ranks, .path_prepend = o.path_prepend,
          .campaign_tag = campaign_tag(s),
          .slurm = std::move(slurm), .notice = notice});
@@ -100,16 +102,30 @@ class CampaignRunner {
       m_err << fmt::format("{}: killed {} that an earlier, killed run of this campaign left running\n",
                            m_s.results.string(), killed);
     }
+    if (std::error_code ec; std::filesystem::remove(stop_request_path(m_s), ec))
+      m_err << fmt::format("{}: removed a stop request no run obeyed\n", stop_request_path(m_s).string());
     const double started = now_seconds();
     std::string stop;
     try {
       for (int round = 0; stop.empty(); ++round) stop = run_round(round);
     } catch (const Interrupted&) {
       m_progress.finish();
-      m_store->add_event({now_seconds(), "interrupted", "stopped by signal; run again to resume"});
-      m_err << fmt::format("interrupted: finished tasks are recorded in {}; run the same command again to resume\n",
-                           m_s.results.string());
+      const std::string left = m_detached > 0 ? fmt::format("; {} Slurm job(s) keep running, and the next run takes "
+                                                           "them up again", m_detached)
+                                              : std::string();
+      m_store->add_event({now_seconds(), "interrupted", "stopped by signal; run again to resume" + left});
+      m_err << fmt::format("interrupted: finished tasks are recorded in {}{}; run the same command again to resume\n",
+                           m_s.results.string(), left);
       return kExitInterrupted;
+    } catch (const Cancelled&) {
+      m_progress.finish();
+      std::error_code ec;
+      std::filesystem::remove(stop_request_path(m_s), ec);
+      m_store->add_event({now_seconds(), "cancelled", "stopped by `flotilla cancel`; nothing was resubmitted"});
+      m_err << fmt::format("cancelled by `flotilla cancel`: finished tasks are recorded in {}; nothing was "
+                           "resubmitted; run the same command again to resume\n",
+                           m_s.results.string());
+      return kExitCancelled;
     }
     m_progress.finish();
     m_store->add_event({now_seconds(), "campaign_finished", stop});
@@ -218,7 +234,8 @@ class CampaignRunner {
     // gate = all on Slurm: the round's evaluations do not depend on the explore results, so they
     // are submitted with the explore job and start when it completes (afterok), without a round
     // trip through the scheduler. Evaluations of a candidate whose exploration failed are dropped.
-    const bool pipelined = m_s.backend == "slurm" && m_s.gate.kind == Gate::Kind::all && !m_s.evaluate_command.empty();
+    const bool pipelined =
+        m_backend->capabilities().dependencies && m_s.gate.kind == Gate::Kind::all && !m_s.evaluate_command.empty();
     if (pipelined) {
       m_speculative = true;
       run_phases(round, "explore+evaluate", {{ids, results::TrialKind::explore, m_s.repeats},
@@ -458,9 +475,18 @@ class CampaignRunner {
     if (specs.empty()) return;
     m_backend->submit(std::move(specs));
     while (m_backend->queued() + m_backend->running() > 0) {
-      if (g_stop) {
-        m_backend->cancel_all();
-        while (m_backend->queued() + m_backend->running() > 0) record(m_backend->collect(std::chrono::milliseconds(200)));
+      if (g_stop || stop_requested()) {
+        // A signal: work that outlives us (Slurm jobs) is left running, unless asked otherwise;
+        // a stop request: `flotilla cancel` is cancelling the jobs itself, so the same.
+        const bool cancelled = !g_stop;
+        if (m_backend->capabilities().outlives_scheduler && !(g_stop && m_o.cancel_on_interrupt)) {
+          record(m_backend->collect(std::chrono::milliseconds(0)));  // what has come back is kept
+          m_detached = m_backend->detach();
+        } else {
+          m_backend->cancel_all();
+          while (m_backend->queued() + m_backend->running() > 0) record(m_backend->collect(std::chrono::milliseconds(200)));
+        }
+        if (cancelled) throw Cancelled{};
         throw Interrupted{};
       }
       record(m_backend->collect(std::chrono::milliseconds(200)));
@@ -600,7 +626,11 @@ class CampaignRunner {
     results::Store::Group group(*m_store);
     for (const auto& r : finished) {
       // Cancelled (or lost while stopping) is not a result: the task runs again on resume.
-      if (r.status == jobs::TaskStatus::cancelled || (r.status == jobs::TaskStatus::lost && g_stop)) continue;
+      // Cancelled (or lost while stopping, or to `flotilla cancel`) is not a result: the task
+      // runs again on resume, never now.
+      if (r.status == jobs::TaskStatus::cancelled ||
+          (r.status == jobs::TaskStatus::lost && (g_stop || stop_requested())))
+        continue;
       // Before any requeue: an evaluation whose exploration failed is dropped, not run again (its
       // array was cancelled with the failed explore job, and that must not cost it an attempt).
       const auto key = decode_task_id(r.id);
@@ -690,7 +720,14 @@ class CampaignRunner {
     return summary.best ? kExitOk : kExitNothingVerified;
   }
 
+  bool stop_requested() const {
+    std::error_code ec;
+    return std::filesystem::exists(stop_request_path(m_s), ec);
+  }
+
   const Settings& m_s;
+  const RunOptions& m_o;
+  std::size_t m_detached = 0;  // jobs left running when interrupted
   std::ostream& m_out;
   std::ostream& m_err;
   Progress m_progress;
@@ -712,6 +749,8 @@ class CampaignRunner {
 }  // namespace
 
 void request_stop() { g_stop = true; }
+
+std::filesystem::path stop_request_path(const Settings& settings) { return settings.results.string() + ".stop"; }
 
 int run_campaign(const Settings& settings, const RunOptions& options, std::ostream& out, std::ostream& err) {
   g_stop = false;

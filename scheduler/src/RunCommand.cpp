@@ -28,15 +28,20 @@ void on_signal(int) { scheduler::request_stop(); }
 
 int run_command(const std::vector<std::string>& args) {
   po::options_description general("flotilla run CAMPAIGN.ini [options]");
-  general.add_options()("help,h", "show this help")("no-live", "print progress as plain lines, even on a terminal");
+  general.add_options()("help,h", "show this help")("no-live", "print progress as plain lines, even on a terminal")(
+      "cancel-on-interrupt",
+      "on Ctrl-C or SIGTERM, cancel the campaign's Slurm jobs (by default they keep running, and the next run "
+      "takes them up again)");
   if (args.empty() || args[0] == "--help" || args[0] == "-h") {
     std::cout << general << '\n' << scheduler::campaign_options() << '\n';
     return args.empty() ? 1 : 0;
   }
   std::vector<std::string> overrides;
   bool live = isatty(STDERR_FILENO);
+  bool cancel_on_interrupt = false;
   for (std::size_t i = 1; i < args.size(); ++i) {
     if (args[i] == "--no-live") live = false;
+    else if (args[i] == "--cancel-on-interrupt") cancel_on_interrupt = true;
     else if (args[i] == "--help" || args[i] == "-h") return run_command({"--help"});
     else overrides.push_back(args[i]);
   }
@@ -45,7 +50,8 @@ int run_command(const std::vector<std::string>& args) {
   sa.sa_handler = on_signal;
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
-  const scheduler::RunOptions options{.path_prepend = {self_dir()}, .live_progress = live};
+  const scheduler::RunOptions options{.path_prepend = {self_dir()}, .live_progress = live,
+                                      .cancel_on_interrupt = cancel_on_interrupt};
   if (settings.staged)
     return scheduler::run_staged_campaign([&] { return scheduler::load_settings(args[0], overrides); }, options,
                                           std::cout, std::cerr);

@@ -1,7 +1,10 @@
 // SlurmCommands.cpp — `flotilla status CAMPAIGN.ini` (the campaign's progress and its Slurm jobs),
 // `flotilla cancel CAMPAIGN.ini` (cancels the campaign's pending and running jobs) and
 // `flotilla sbatch CAMPAIGN.ini` (writes the next job's script for a person to submit).
+#include <unistd.h>
+
 #include <charconv>
+#include <fstream>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -77,6 +80,13 @@ int status_command(const std::vector<std::string>& args) {
 
 int cancel_command(const std::vector<std::string>& args) {
   auto c = load(args, "usage: flotilla cancel CAMPAIGN.ini [--section.key=VALUE ...]");
+  // First the stop request, so a live run resubmits nothing of what is cancelled below.
+  if (results::has_live_writer(c.settings.results)) {
+    const auto request = scheduler::stop_request_path(c.settings);
+    std::ofstream(request) << fmt::format("stop requested by `flotilla cancel` (pid {})\n", ::getpid());
+    std::cout << fmt::format("asked the running campaign to stop ({}): it resubmits nothing and exits {}\n",
+                             request.string(), scheduler::kExitCancelled);
+  }
   if (!c.reachable && !c.jobs.empty()) return 1;
   auto client = jobs::make_slurm_client(c.settings.slurm.client);
   int cancelled = 0;

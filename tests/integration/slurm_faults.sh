@@ -22,6 +22,10 @@
 #            cannot be allocated at once and goes as a batch job (no launcher), and still runs
 #   launcher the launcher of a running allocated job is SIGKILLed: flotilla sees it gone, cancels
 #            the allocation instead of leaving it to its time limit, and re-runs the unreported tasks
+#   interrupt SIGINT of `flotilla run` while a job runs: the run ends (exit 130) saying the job keeps
+#            running; the job is not cancelled; the next run re-attaches to it and finishes
+#   cancel   `flotilla cancel` while a job runs: the live run obeys its stop request (exit 4),
+#            resubmits nothing (no job folder is made after it), and the next run finishes
 # Every mode ends with the same checks: the campaign finished, WINNER won verified, no trial key was
 # recorded twice (h5py), and no (task, attempt) appears in two job manifests.
 set -euo pipefail
@@ -310,6 +314,33 @@ PY
       grep -q "Slurm job $id .*CANCELLED (its launcher died" ||
       { echo "no task re-queued after the launcher died"; "$flotilla" results export "$h5" --table events --format csv; exit 1; }
     [ "$(squeue -h -t all -j "$id" -o %T)" = CANCELLED ] || { echo "job $id was left $(squeue -h -t all -j "$id" -o %T)"; exit 1; }
+    ;;
+  interrupt)
+    run_in_background
+    read -r id node dir < <(running_job_with_result)
+    kill -INT "$pid"
+    set +e; wait "$pid"; rc=$?; set -e
+    [ "$rc" -eq 130 ] || { echo "expected exit 130 after SIGINT, got $rc"; cat "$work/run.log"; exit 1; }
+    grep -q "Slurm job(s) keep running, and the next run takes them up again" "$work/run.log" ||
+      { echo "the interrupted run did not say its jobs keep running"; cat "$work/run.log"; exit 1; }
+    state=$(squeue -h -t all -j "$id" -o %T)
+    case "$state" in RUNNING|COMPLETING|COMPLETED) ;; *) echo "job $id was $state after SIGINT"; exit 1 ;; esac
+    echo "after SIGINT Slurm job $id is $state"
+    "$flotilla" run "$config" --campaign.results="$h5" --no-live >"$work/run.log" 2>&1 || { cat "$work/run.log"; exit 1; }
+    [ "$(squeue -h -t all -j "$id" -o %T)" = COMPLETED ] || { echo "job $id did not complete"; exit 1; }
+    ;;
+  cancel)
+    run_in_background
+    read -r id node dir < <(running_job_with_result)
+    folders_before=$(ls "$jobs" | wc -l)
+    "$flotilla" cancel "$config" --campaign.results="$h5" | tee "$work/cancel.log"
+    grep -q "asked the running campaign to stop" "$work/cancel.log"
+    set +e; wait "$pid"; rc=$?; set -e
+    [ "$rc" -eq 4 ] || { echo "expected exit 4 after flotilla cancel, got $rc"; cat "$work/run.log"; exit 1; }
+    grep -q "cancelled by \`flotilla cancel\`: .* nothing was resubmitted" "$work/run.log" || { cat "$work/run.log"; exit 1; }
+    [ "$(ls "$jobs" | wc -l)" -eq "$folders_before" ] || { echo "a job was submitted after the cancel"; ls "$jobs"; exit 1; }
+    [ ! -e "$h5.stop" ] || { echo "the obeyed stop request was left behind"; exit 1; }
+    "$flotilla" run "$config" --campaign.results="$h5" --no-live >"$work/run.log" 2>&1 || { cat "$work/run.log"; exit 1; }
     ;;
   *) echo "unknown mode $mode"; exit 2 ;;
 esac

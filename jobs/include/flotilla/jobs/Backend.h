@@ -26,10 +26,23 @@
 
 namespace flotilla::jobs {
 
+// What a backend can do, so that the scheduler asks instead of testing its name.
+struct BackendCapabilities {
+  // TaskSpec::after is honoured: tasks that wait for others may be submitted with them (the
+  // scheduler then submits a round's evaluations with its explorations).
+  bool dependencies = false;
+  // Its tasks keep running when the scheduler stops, and a restarted scheduler takes them up
+  // again (re-attach): stopping it detaches rather than cancels.
+  bool outlives_scheduler = false;
+};
+
 class Backend {
  public:
+  // Never touches running work: a backend whose tasks outlive the scheduler leaves them
+  // running (to be re-attached), the others end the processes they own. Never throws.
   virtual ~Backend() = default;
   virtual std::string_view name() const = 0;
+  virtual BackendCapabilities capabilities() const { return {}; }
   // Queues tasks; they start as slots free up, in submission order.
   virtual void submit(std::vector<TaskSpec> tasks) = 0;
   // Waits up to `wait` for tasks to finish and returns those that did (possibly none).
@@ -37,6 +50,12 @@ class Backend {
   virtual std::size_t queued() const = 0;    // submitted, not started
   virtual std::size_t running() const = 0;
   virtual void cancel_all() = 0;
+  // Stops following every task without ending it, where tasks outlive the scheduler; returns
+  // how many were left running. The others cannot leave work behind, and cancel it.
+  virtual std::size_t detach() {
+    cancel_all();
+    return 0;
+  }
 };
 
 // The allocation one Slurm job asks for.

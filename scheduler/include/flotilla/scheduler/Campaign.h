@@ -13,9 +13,11 @@
 
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <iosfwd>
 #include <vector>
 
+#include "flotilla/jobs/Backend.h"
 #include "flotilla/scheduler/Settings.h"
 
 namespace flotilla::scheduler {
@@ -24,12 +26,18 @@ struct RunOptions {
   std::vector<std::filesystem::path> path_prepend;  // where flotilla-kernel and friends live
   bool live_progress = true;                        // a \r-updated line (for terminals)
   bool hold_jobs = false;  // slurm: write the next job's folder and stop (jobs::JobHeld); `flotilla sbatch`
+  // On SIGINT/SIGTERM, jobs of a backend whose work outlives the scheduler (Slurm) are left
+  // running and re-attached by the next run; with this set, they are cancelled instead.
+  bool cancel_on_interrupt = false;
+  // Makes the backend instead of jobs::make_backend (tests inject a fault-injecting one).
+  std::function<std::unique_ptr<jobs::Backend>(const jobs::BackendOptions&)> make_backend;
 };
 
 // Exit codes of `flotilla run`.
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitError = 1;
 inline constexpr int kExitNothingVerified = 3;
+inline constexpr int kExitCancelled = 4;     // stopped by `flotilla cancel` (a stop request)
 inline constexpr int kExitInterrupted = 130;
 
 // Runs or resumes the campaign; prints progress on stderr and the report on stdout.
@@ -48,5 +56,10 @@ int run_staged_campaign(const std::function<Settings()>& load, const RunOptions&
 
 // Asks a running campaign to stop after recording what has finished (SIGINT/SIGTERM handlers).
 void request_stop();
+
+// `flotilla cancel` asks a live run to stop by creating this file (RESULTS.stop) before it
+// cancels the campaign's jobs: the run then resubmits nothing, and ends with kExitCancelled.
+// A file left from a request no run obeyed is removed when the next run starts.
+std::filesystem::path stop_request_path(const Settings& settings);
 
 }  // namespace flotilla::scheduler
