@@ -626,6 +626,12 @@ class SlurmBackend final : public Backend {
       for (auto& r : read_job_folder_results(job.dir))
         if (r.status == TaskStatus::ok || r.status == TaskStatus::failed || r.status == TaskStatus::timeout)
           m_earlier_results[r.id] = std::move(r);
+      // A task this ended job held but never finished (it was cancelled, or lost its node, while
+      // no scheduler watched) runs again as its next attempt: each submission of a task has an
+      // attempt of its own, so a late result of the old one is never taken for the new one.
+      for (const auto& task : read_manifest(job.dir / "manifest.json").tasks)
+        if (!m_earlier_results.contains(task.id))
+          m_next_attempt[task.id] = std::max(m_next_attempt[task.id], task.attempt + 1);
     }
   }
 
@@ -664,6 +670,8 @@ class SlurmBackend final : public Backend {
   }
 
   bool take_earlier_result(TaskSpec& spec) {
+    if (auto next = m_next_attempt.find(spec.id); next != m_next_attempt.end() && spec.attempt < next->second)
+      spec.attempt = next->second;  // the result comes back with it (TaskResult::attempt)
     if (auto it = m_earlier_results.find(spec.id); it != m_earlier_results.end() && it->second.attempt == spec.attempt) {
       m_ready.push_back(std::move(it->second));
       m_earlier_results.erase(it);
@@ -709,6 +717,7 @@ class SlurmBackend final : public Backend {
   std::map<std::uint64_t, TaskResult> m_earlier_results;   // from finished jobs of an earlier run
   std::map<std::uint64_t, std::uint32_t> m_adoptable;      // task -> still active job of an earlier run
   std::map<std::uint32_t, Job> m_earlier_jobs;
+  std::map<std::uint64_t, int> m_next_attempt;             // task -> attempt after an ended earlier job's
   std::map<std::string, std::vector<std::uint64_t>> m_unsent;              // resources -> tasks for the next job
   std::map<std::filesystem::path, std::set<std::uint64_t>> m_unsubmitted;  // folders `flotilla sbatch` wrote
   std::uint32_t m_max_array_size = 0;                                      // 0: not asked yet

@@ -16,7 +16,8 @@ usage: check_hostile_inputs.py FLOTILLA WORK
     reads either exactly as before or fails naming the damage; a FIFO as the results file is
     refused at once;
   - a task's setsid child outlives a SIGKILLed `flotilla run`; the next run of the campaign
-    kills it and says so.
+    kills it and says so;
+  - `flotilla cancel` stops a live local run: exit 4, nothing resubmitted, the stop request gone.
 """
 import hashlib
 import signal
@@ -192,4 +193,19 @@ check(f"{leftover} sleep" in again.stderr and "that an earlier, killed run of th
 time.sleep(0.2)
 state = open(f"/proc/{leftover}/stat").read().rsplit(")", 1)[1].split()[0] if os.path.exists(f"/proc/{leftover}") else "gone"
 check(state in ("gone", "Z", "X"), f"the leftover {leftover} still runs: {state}")
+# 9. `flotilla cancel` on a live local run.
+path, h5 = ini("cancel", "sh -c 'sleep 0.5; echo flotilla-metric: score=$0' {x}")
+run = subprocess.Popen([FLOTILLA, "run", path, "--no-live"], env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                       text=True)
+for _ in range(100):
+    if os.path.exists(h5):
+        break
+    time.sleep(0.05)
+time.sleep(0.3)
+c = flotilla("cancel", path, expect=0)
+check("asked the running campaign to stop" in c.stdout, f"cancel: {c.stdout}")
+_, err = run.communicate(timeout=60)
+check(run.returncode == 4 and "cancelled by `flotilla cancel`" in err, f"cancel: exit {run.returncode} {err}")
+check(not os.path.exists(h5 + ".stop"), "the stop request was left")
+flotilla("run", path, "--no-live", expect=0)
 print("ok")

@@ -332,13 +332,18 @@ PY
   cancel)
     run_in_background
     read -r id node dir < <(running_job_with_result)
-    folders_before=$(ls "$jobs" | wc -l)
+    asked=$(date +%s.%N)
     "$flotilla" cancel "$config" --campaign.results="$h5" | tee "$work/cancel.log"
     grep -q "asked the running campaign to stop" "$work/cancel.log"
     set +e; wait "$pid"; rc=$?; set -e
     [ "$rc" -eq 4 ] || { echo "expected exit 4 after flotilla cancel, got $rc"; cat "$work/run.log"; exit 1; }
     grep -q "cancelled by \`flotilla cancel\`: .* nothing was resubmitted" "$work/run.log" || { cat "$work/run.log"; exit 1; }
-    [ "$(ls "$jobs" | wc -l)" -eq "$folders_before" ] || { echo "a job was submitted after the cancel"; ls "$jobs"; exit 1; }
+    # Nothing the cancel ended was run again by the live run: no task re-queued after it asked.
+    "$flotilla" results export "$h5" --table events --format json | $py -c '
+import json, sys
+asked = float(sys.argv[1])
+late = [e for e in json.load(sys.stdin)["rows"] if e["kind"] == "task_requeued" and e["time"] >= asked]
+assert not late, f"re-queued after flotilla cancel: {late}"' "$asked"
     [ ! -e "$h5.stop" ] || { echo "the obeyed stop request was left behind"; exit 1; }
     "$flotilla" run "$config" --campaign.results="$h5" --no-live >"$work/run.log" 2>&1 || { cat "$work/run.log"; exit 1; }
     ;;
