@@ -88,10 +88,11 @@ int cancel_command(const std::vector<std::string>& args) {
                              request.string(), scheduler::kExitCancelled);
   }
   if (!c.reachable && !c.jobs.empty()) return 1;
-  auto client = jobs::make_slurm_client(c.settings.slurm.client);
+  std::unique_ptr<jobs::SlurmClient> client;  // only for a campaign with Slurm jobs
   int cancelled = 0;
   for (const auto& [id, status] : c.states) {
     if (jobs::is_terminal(status.state)) continue;
+    if (!client) client = jobs::make_slurm_client(c.settings.slurm.client);
     client->cancel(id);
     std::cout << fmt::format("cancelled Slurm job {} ({})\n", id, jobs::to_string(status.state));
     ++cancelled;
