@@ -197,7 +197,7 @@ Manifest manifest_from_json(std::string_view text, std::string_view source) {
   Json root;
   try {
     root = Json::parse(text);
-  } catch (const Json::parse_error& error) {
+  } catch (const Json::exception& error) {  // parse_error, and out_of_range for a number beyond a double
     throw ManifestError(std::string(source) + ": not JSON: " + error.what());
   }
   Fields fields(root, "", source);

@@ -3,7 +3,9 @@
 #include <charconv>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "flotilla/jobs/Slurm.h"
@@ -51,23 +53,55 @@ std::uint32_t array_expression_size(std::string_view expression) {
   return total == 0 ? 1 : static_cast<std::uint32_t>(std::min<std::uint64_t>(total, UINT32_MAX));
 }
 
+namespace {
+
+[[noreturn]] void bad_squeue_output(const std::string& what) { throw std::invalid_argument("squeue --json: " + what); }
+
+// Job ids, array ids and user ids are unsigned 32-bit in Slurm: anything else is not squeue's
+// output (nlohmann's get<std::uint32_t> would wrap -1 or 2^32 + 1 into another job's id).
+std::optional<std::uint32_t> id_member(const nlohmann::json& job, const char* name, std::size_t index) {
+  const auto it = job.find(name);
+  if (it == job.end() || it->is_null()) return std::nullopt;
+  if (!it->is_number_unsigned() || it->get<std::uint64_t>() > UINT32_MAX)
+    bad_squeue_output(fmt::format("jobs[{}].{}: expected an unsigned 32-bit integer, got {}", index, name,
+                                  it->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
+  return it->get<std::uint32_t>();
+}
+
+JobStatus job_status(const nlohmann::json& job, std::size_t index) {
+  if (!job.is_object()) bad_squeue_output(fmt::format("jobs[{}]: expected an object", index));
+  JobStatus s;
+  const auto id = id_member(job, "job_id", index);
+  if (!id) bad_squeue_output(fmt::format("jobs[{}]: no job_id", index));
+  s.id = *id;
+  s.state = job_state_from_name(job.value("job_state", std::string("UNKNOWN")));
+  s.exit_code = job.value("exit_code", 0);
+  s.reason = job.value("state_reason", std::string());
+  if (s.reason == "None") s.reason.clear();
+  s.array_job_id = id_member(job, "array_job_id", index).value_or(0);
+  s.array_task_id = id_member(job, "array_task_id", index);
+  s.name = job.value("name", std::string());
+  s.user_id = id_member(job, "user_id", index).value_or(0);
+  if (job.contains("array_task_string") && job["array_task_string"].is_string())
+    s.submit_count = array_expression_size(job["array_task_string"].get<std::string>());
+  return s;
+}
+
+}  // namespace
+
 std::vector<JobStatus> parse_squeue_json(std::string_view text) {
-  auto json = nlohmann::json::parse(text);  // throws nlohmann::json::parse_error on garbage
+  const auto json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (json.is_discarded()) bad_squeue_output("the output is not JSON");
+  if (!json.is_object() || !json.contains("jobs") || !json.at("jobs").is_array())
+    bad_squeue_output("the output has no 'jobs' list");
   std::vector<JobStatus> statuses;
-  for (const auto& job : json.at("jobs")) {
-    JobStatus s;
-    s.id = job.at("job_id").get<std::uint32_t>();
-    s.state = job_state_from_name(job.value("job_state", std::string("UNKNOWN")));
-    s.exit_code = job.value("exit_code", 0);
-    s.reason = job.value("state_reason", std::string());
-    if (s.reason == "None") s.reason.clear();
-    s.array_job_id = job.value("array_job_id", 0u);
-    if (job.contains("array_task_id") && job["array_task_id"].is_number()) s.array_task_id = job["array_task_id"].get<std::uint32_t>();
-    s.name = job.value("name", std::string());
-    s.user_id = job.value("user_id", 0u);
-    if (job.contains("array_task_string") && job["array_task_string"].is_string())
-      s.submit_count = array_expression_size(job["array_task_string"].get<std::string>());
-    statuses.push_back(std::move(s));
+  const auto& jobs = json.at("jobs");
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    try {
+      statuses.push_back(job_status(jobs[i], i));
+    } catch (const nlohmann::json::exception& error) {  // a field of another type than squeue writes
+      bad_squeue_output(fmt::format("jobs[{}]: {}", i, error.what()));
+    }
   }
   return statuses;
 }

@@ -21,6 +21,8 @@ Encoding::Encoding(const Space& space) {
         dim.lo = p.log_scale ? std::log(p.lo) : p.lo;
         dim.hi = p.log_scale ? std::log(p.hi) : p.hi;
         dim.log_scale = p.log_scale;
+        dim.min = p.lo;
+        dim.max = p.hi;
         break;
       case ParamKind::enumeration: dim.categorical = true; break;
       case ParamKind::ordinal: break;
@@ -55,10 +57,12 @@ double Encoding::set_unit(std::size_t d, double u) const {
   const auto& dim = m_dims[d];
   u = std::clamp(u, 0.0, 1.0);
   if (dim.continuous) {
+    if (u == 0.0) return dim.min;  // the ends exactly, not exp(log(bound))
+    if (u == 1.0) return dim.max;
     double v = dim.lo + u * (dim.hi - dim.lo);
-    // exp(log(x)) may land a hair outside [lo, hi]; Parameter::parse would then refuse it.
-    double lo = dim.log_scale ? std::exp(dim.lo) : dim.lo, hi = dim.log_scale ? std::exp(dim.hi) : dim.hi;
-    return std::clamp(dim.log_scale ? std::exp(v) : v, lo, hi);
+    // exp(log(x)) may land a hair outside [lo, hi] (exp(log(0.1)) too); Parameter::parse would
+    // then refuse it, so clamp to the parameter's own bounds.
+    return std::clamp(dim.log_scale ? std::exp(v) : v, dim.min, dim.max);
   }
   auto l = static_cast<std::size_t>(std::lround(u * static_cast<double>(dim.levels - 1)));
   return value(d, std::min(l, dim.levels - 1));

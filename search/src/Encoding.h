@@ -59,7 +59,8 @@ class Encoding {
     bool continuous = false;
     std::size_t levels = 1;
     std::vector<double> sorted;  // int parameters: values in ascending order
-    double lo = 0, hi = 1;
+    double lo = 0, hi = 1;        // real parameters: the bounds, on the log scale when log_scale
+    double min = 0, max = 1;      // real parameters: the bounds themselves
     bool log_scale = false;
   };
   double set_unit(std::size_t d, double u) const;  // unit coordinate -> parameter value

@@ -151,8 +151,13 @@ double Parameter::grid_value(std::size_t i) const {
   switch (kind) {
     case ParamKind::integer: return values[i];
     case ParamKind::real: {
+      if (i == 0) return lo;  // the ends exactly: exp(log(lo)) may differ from lo in the last bit
+      if (i + 1 >= static_cast<std::size_t>(grid_points)) return hi;
       double t = static_cast<double>(i) / static_cast<double>(grid_points - 1);
-      return log_scale ? std::exp(std::log(lo) + t * (std::log(hi) - std::log(lo))) : lo + t * (hi - lo);
+      double v = log_scale ? std::exp(std::log(lo) + t * (std::log(hi) - std::log(lo))) : lo + t * (hi - lo);
+      // exp(log(0.1)) is 0.10000000000000006: an end point a hair outside [lo, hi] would make a
+      // canonical text that parse() refuses (on resume, as a baseline).
+      return std::clamp(v, lo, hi);
     }
     default: return static_cast<double>(i);
   }

@@ -45,6 +45,18 @@ std::size_t line_of_byte(std::string_view text, std::size_t byte) {
   return line;
 }
 
+// A whole JSON document; a syntax error is named by its line. A number beyond a double (1e999)
+// is nlohmann's out_of_range, not a parse_error: refused the same way.
+nlohmann::json parse_json_document(std::string_view text, std::string_view source) {
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& error) {
+    throw ReportError(fmt::format("{}:{}: not JSON: {}", source, line_of_byte(text, error.byte), error.what()));
+  } catch (const nlohmann::json::exception& error) {
+    throw ReportError(fmt::format("{}: not JSON: {}", source, error.what()));
+  }
+}
+
 // "0.25s" (gtest JSON) or "0.25" (JUnit); nullopt when it is not a non-negative number.
 std::optional<double> parse_seconds(std::string_view text) {
   text = trim(text);
@@ -295,12 +307,7 @@ std::vector<std::string> parse_gtest_list(std::string_view text, std::string_vie
 }
 
 std::vector<std::string> parse_ctest_list(std::string_view text, std::string_view source) {
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& error) {
-    throw ReportError(fmt::format("{}:{}: not JSON: {}", source, line_of_byte(text, error.byte), error.what()));
-  }
+  const nlohmann::json doc = parse_json_document(text, source);
   const auto& tests = member(doc, "tests", source, "document");
   if (!tests.is_array()) throw ReportError(fmt::format("{}: tests: not an array", source));
   std::vector<std::string> names;
@@ -311,12 +318,7 @@ std::vector<std::string> parse_ctest_list(std::string_view text, std::string_vie
 }
 
 std::vector<TestResult> parse_gtest_json(std::string_view text, std::string_view source) {
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& error) {
-    throw ReportError(fmt::format("{}:{}: not JSON: {}", source, line_of_byte(text, error.byte), error.what()));
-  }
+  const nlohmann::json doc = parse_json_document(text, source);
   const auto& suites = member(doc, "testsuites", source, "document");
   if (!suites.is_array()) throw ReportError(fmt::format("{}: testsuites: not an array", source));
   std::vector<TestResult> results;

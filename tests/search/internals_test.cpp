@@ -84,6 +84,17 @@ TEST(Pareto, FastNonDominatedSortAndCrowding) {
   EXPECT_FALSE(dominates({1, 2}, {1, 2}));
 }
 
+// The strategies' unit cube had the same fault (fuzz_space's log_range_end_point.txt): its
+// ends decoded to exp(log(bound)), a hair outside the range, which Parameter::parse refuses.
+TEST(Encoding, LogRealEndsDecodeToTheBoundsThemselves) {
+  Space s;
+  s.add_parameter(parse_parameter("lr: real: 1e-4..1e-1 log points 7"));
+  Encoding e(s);
+  EXPECT_EQ(e.value(0, 6), 1e-1);
+  EXPECT_EQ(e.decode({1.0}), (Configuration{1e-1}));
+  EXPECT_EQ(e.decode({0.0}), (Configuration{1e-4}));
+}
+
 TEST(GaussianProcess, InterpolatesAndIsUnsureFarAway) {
   Space s;
   s.add_parameter(parse_parameter("x: int: 0..20"));

@@ -58,6 +58,21 @@ TEST(Parameter, ExactErrors) {
   EXPECT_EQ(error_of("9x: int: 1"), "param '9x': name must be an identifier");
 }
 
+// fuzz_space (tests/fuzz/fuzz_space/regressions/log_range_end_point.txt): exp(log(0.1)) is
+// 0.10000000000000006, so the last grid point of a log range lay above its bound and its
+// canonical text did not parse back ("'0.10000000000000006' is not a value of parameter 'lr'").
+TEST(Space, LogRangeGridEndsStayInsideTheBounds) {
+  const auto lr = parse_parameter("lr: real: 1e-4..1e-1 log points 7");
+  EXPECT_EQ(lr.grid_value(0), 1e-4);
+  EXPECT_EQ(lr.grid_value(6), 1e-1);
+  Space s;
+  s.add_parameter(lr);
+  for (std::uint64_t i = 0; i < s.grid_size(); ++i) {
+    const auto text = s.to_text(s.grid_point(i));
+    EXPECT_EQ(s.to_text(s.parse_configuration(text)), text);
+  }
+}
+
 TEST(Space, ConstraintsFilterAndUseChoiceNames) {
   auto s = tiling_space();
   EXPECT_EQ(s.grid_size(), 5u * 5u * 2u);

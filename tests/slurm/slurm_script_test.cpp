@@ -110,6 +110,32 @@ TEST(CommandOutput, SqueueJson2205) {
   EXPECT_THROW(parse_squeue_json("squeue: error"), std::exception);
 }
 
+// fuzz_slurm (tests/fuzz/fuzz_slurm/regressions/): output squeue would never write raised
+// nlohmann's exceptions, or wrapped a job id of -1 or 2^32 + 1 into another job's id.
+TEST(CommandOutput, SqueueJsonErrorsNameTheField) {
+  const auto error_of = [](std::string_view json) {
+    try {
+      parse_squeue_json(json);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error_of("squeue: error"), "squeue --json: the output is not JSON");
+  EXPECT_EQ(error_of(""), "squeue --json: the output is not JSON");
+  EXPECT_EQ(error_of(R"({"jobs": 5})"), "squeue --json: the output has no 'jobs' list");
+  EXPECT_EQ(error_of(R"([{"job_id": 1}])"), "squeue --json: the output has no 'jobs' list");
+  EXPECT_EQ(error_of(R"({"jobs": [{"job_id": 1}, 7]})"), "squeue --json: jobs[1]: expected an object");
+  EXPECT_EQ(error_of(R"({"jobs": [{"job_state": "RUNNING"}]})"), "squeue --json: jobs[0]: no job_id");
+  EXPECT_EQ(error_of(R"({"jobs": [{"job_id": -1}]})"),
+            "squeue --json: jobs[0].job_id: expected an unsigned 32-bit integer, got -1");
+  EXPECT_EQ(error_of(R"({"jobs": [{"job_id": 1, "array_task_id": 4294967297}]})"),
+            "squeue --json: jobs[0].array_task_id: expected an unsigned 32-bit integer, got 4294967297");
+  EXPECT_EQ(error_of(R"({"jobs": [{"job_id": 1, "job_state": 3}]})"),
+            "squeue --json: jobs[0]: [json.exception.type_error.302] type must be string, but is number");
+  EXPECT_EQ(parse_squeue_json(R"({"jobs": [{"job_id": 4294967295, "array_task_id": null}]})").at(0).id, 4294967295u);
+}
+
 // MaxSubmitJobs counts a pending array's remaining elements one by one.
 TEST(CommandOutput, ArrayExpressionSizeCountsElements) {
   EXPECT_EQ(array_expression_size("0-9"), 10u);

@@ -161,6 +161,15 @@ TEST(Reports, CtestListing) {
             "ctest.json: tests[0]: no 'name' field");
 }
 
+// fuzz_reports (tests/fuzz/fuzz_reports/regressions/*_number_overflow.json): a number beyond a
+// double is nlohmann's out_of_range, not a parse_error, and escaped both JSON parsers.
+TEST(Reports, NumberBeyondADoubleIsNotJson) {
+  EXPECT_EQ(error_of([] { parse_gtest_json(R"({"testsuites": [], "time": 1e999})", "r.json"); }),
+            "r.json: not JSON: [json.exception.out_of_range.406] number overflow parsing '1e999'");
+  EXPECT_EQ(error_of([] { parse_ctest_list(R"({"tests": [{"name": "a", "x": -1e400}]})", "ctest.json"); }),
+            "ctest.json: not JSON: [json.exception.out_of_range.406] number overflow parsing '-1e400'");
+}
+
 TEST(Sharding, KindsByName) {
   EXPECT_EQ(suite_kind_from_string("gtest"), SuiteKind::gtest);
   EXPECT_EQ(suite_kind_from_string("GTest"), std::nullopt);

@@ -114,6 +114,13 @@ TEST(Manifest, ErrorsNameTheFileAndField) {
   EXPECT_TRUE(error_of("{not json").starts_with("job.json: not JSON: ")) << error_of("{not json");
 }
 
+// fuzz_manifest (tests/fuzz/fuzz_manifest/regressions/number_overflow.json): a number beyond
+// a double is nlohmann's out_of_range, not a parse_error, and escaped manifest_from_json.
+TEST(Manifest, NumberBeyondADoubleIsNotJson) {
+  EXPECT_EQ(error_of(R"({"flotilla_manifest": 1, "job": "j", "output": "j.h5", "tasks": [{"id": 1e999}]})"),
+            "job.json: not JSON: [json.exception.out_of_range.406] number overflow parsing '1e999'");
+}
+
 TEST(Manifest, FilesResolveTheOutputAgainstTheManifestsDirectory) {
   test::ScratchDir dir;
   const auto path = dir.path() / "m.json";

@@ -166,6 +166,8 @@ std::vector<JobDirectory> list_job_directories(const std::filesystem::path& jobs
 
 // Pure parsers of the sbatch fallback's command output (tested with recorded output).
 std::optional<std::uint32_t> parse_sbatch_parsable(std::string_view out);       // "123" or "123;cluster"
-std::vector<JobStatus> parse_squeue_json(std::string_view json);                // squeue --json (22.05)
+// squeue --json (22.05). Throws std::invalid_argument naming what is wrong, e.g.
+//   "squeue --json: jobs[2].job_id: expected an unsigned 32-bit integer, got -1".
+std::vector<JobStatus> parse_squeue_json(std::string_view json);
 
 }  // namespace flotilla::jobs
