@@ -34,6 +34,8 @@ struct ExecPlan {
   std::string workdir;
   bool pin = false;  // set the child's CPU affinity to `cpus` before exec
   cpu_set_t cpus{};
+  bool die_with_parent = true;  // PR_SET_PDEATHSIG (SIGKILL when the starting thread ends)
+  bool new_session = false;     // setsid() instead of a process group of its own
 
   void seal() {
     for (auto& text : argv_text) argv.push_back(text.data());
@@ -111,18 +113,21 @@ bool make_pipe(Fd& read_end, Fd& write_end) {
 // Runs in the child, in the parent's memory (see fork_and_exec): async-signal-safe calls only,
 // no allocation, and nothing written but its own stack. It starts with every signal blocked, and
 // resets every handler before unblocking, so no handler of the parent ever runs here.
-[[noreturn]] void exec_child(const ExecPlan& plan, int out_fd, int dev_null, int report_fd,
+[[noreturn]] void exec_child(const ExecPlan& plan, int in_fd, int out_fd, int err_fd, int report_fd,
                              pid_t parent) {
   struct sigaction default_action {};
   default_action.sa_handler = SIG_DFL;
   for (int sig = 1; sig < NSIG; ++sig) ::sigaction(sig, &default_action, nullptr);  // undo SIG_IGN
-  ::setpgid(0, 0);
-  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) report_and_exit(report_fd, ChildReport::setup);
-  if (::getppid() != parent) ::_exit(127);  // the scheduler died before prctl took effect
+  if (plan.new_session) ::setsid();
+  else ::setpgid(0, 0);
+  if (plan.die_with_parent) {
+    if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) report_and_exit(report_fd, ChildReport::setup);
+    if (::getppid() != parent) ::_exit(127);  // the scheduler died before prctl took effect
+  }
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
-  if (::dup2(dev_null, 0) < 0 || ::dup2(out_fd, 1) < 0 || ::dup2(out_fd, 2) < 0)
+  if (::dup2(in_fd, 0) < 0 || ::dup2(out_fd, 1) < 0 || ::dup2(err_fd, 2) < 0)
     report_and_exit(report_fd, ChildReport::setup);
   ::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);  // fds others opened without O_CLOEXEC stay ours
   if (plan.pin && ::sched_setaffinity(0, sizeof plan.cpus, &plan.cpus) != 0) report_and_exit(report_fd, ChildReport::setup);
@@ -134,13 +139,13 @@ bool make_pipe(Fd& read_end, Fd& write_end) {
 
 struct ChildArgs {
   const ExecPlan* plan;
-  int out_fd, dev_null, report_fd;
+  int in_fd, out_fd, err_fd, report_fd;
   pid_t parent;
 };
 
 int child_entry(void* raw) {
   const auto* args = static_cast<const ChildArgs*>(raw);
-  exec_child(*args->plan, args->out_fd, args->dev_null, args->report_fd, args->parent);
+  exec_child(*args->plan, args->in_fd, args->out_fd, args->err_fd, args->report_fd, args->parent);
 }
 
 // The child's own stack: it must not run on the frames of the parent, whose memory it shares.
@@ -217,6 +222,43 @@ SpawnResult Spawner::spawn(const TaskSpec& spec, const std::vector<int>& cpus) c
   return fork_and_exec(plan, spec);
 }
 
+std::variant<pid_t, SpawnFailure> Spawner::start(const TaskSpec& spec, ChildIo io, bool die_with_parent,
+                                                  bool new_session) const {
+  if (spec.argv.empty()) return SpawnFailure{"empty command", 127};
+  const std::string path = search_path(spec);
+  auto found = find_executable(spec.argv.front(), path, spec.workdir);
+  if (const int* error = std::get_if<int>(&found))
+    return SpawnFailure{"cannot execute '" + spec.argv.front() + "': " + error_text(*error), exit_code_for(*error)};
+  ExecPlan plan{std::move(std::get<std::string>(found)), spec.argv, build_environment(spec, path, !m_path_prepend.empty()),
+                {}, {}, spec.workdir.string()};
+  plan.die_with_parent = die_with_parent;
+  plan.new_session = new_session;
+  plan.seal();
+  Fd report_read, report_write;
+  if (!make_pipe(report_read, report_write)) {
+    const int error = errno;
+    return SpawnFailure{"cannot start '" + spec.argv.front() + "': " + error_text(error)};
+  }
+  const int dev_null = m_dev_null.get();
+  const ChildArgs args{&plan, io.in >= 0 ? io.in : dev_null, io.out >= 0 ? io.out : dev_null,
+                       io.err >= 0 ? io.err : dev_null, report_write.get(), ::getpid()};
+  std::vector<char> stack(kChildStackBytes);
+  sigset_t all, previous;
+  sigfillset(&all);
+  ::pthread_sigmask(SIG_SETMASK, &all, &previous);
+  const pid_t pid = ::clone(child_entry, stack.data() + stack.size(), CLONE_VM | CLONE_VFORK | SIGCHLD,
+                            const_cast<ChildArgs*>(&args));
+  const int error = errno;
+  ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  if (pid < 0) return SpawnFailure{"cannot start '" + spec.argv.front() + "': " + error_text(error)};
+  report_write.reset();
+  if (auto report = read_report(report_read)) {
+    wait_blocking(pid);
+    return describe(*report, spec);
+  }
+  return pid;
+}
+
 SpawnResult Spawner::fork_and_exec(const ExecPlan& plan, const TaskSpec& spec) const {
   Fd out_read, out_write, report_read, report_write;
   if (!make_pipe(out_read, out_write) || !make_pipe(report_read, report_write)) {
@@ -227,7 +269,7 @@ SpawnResult Spawner::fork_and_exec(const ExecPlan& plan, const TaskSpec& spec) c
   // shares our memory on a stack of its own, and we are suspended until it has exec'd or exited.
   // fork() would copy the page tables of every mapping only for exec to drop them: in an MPI
   // worker rank (hundreds of mapped libraries) that halved the rate of starting commands.
-  const ChildArgs args{&plan, out_write.get(), m_dev_null.get(), report_write.get(), ::getpid()};
+  const ChildArgs args{&plan, m_dev_null.get(), out_write.get(), out_write.get(), report_write.get(), ::getpid()};
   std::vector<char> stack(kChildStackBytes);
   sigset_t all, previous;
   sigfillset(&all);

@@ -35,9 +35,18 @@ using SpawnResult = std::variant<SpawnedProcess, SpawnFailure>;
 
 struct ExecPlan;  // Process.cpp: what the child needs, prepared before fork
 
+// Descriptors a started child gets as stdin, stdout and stderr; -1: /dev/null.
+struct ChildIo {
+  int in = -1, out = -1, err = -1;
+};
+
 class Spawner {
  public:
   explicit Spawner(std::vector<std::filesystem::path> path_prepend);
+  // The general form (Subprocess.h): the child's standard descriptors as given, dying with the
+  // starting thread or not, in a process group or a session of its own (its pid is the group's).
+  std::variant<pid_t, SpawnFailure> start(const TaskSpec& spec, ChildIo io, bool die_with_parent,
+                                          bool new_session) const;
   // Returns once the child has exec'd or failed to: exec errors come back as a SpawnFailure.
   // A non-empty `cpus` pins the child (and what it starts) to those CPUs.
   SpawnResult spawn(const TaskSpec& spec, const std::vector<int>& cpus = {}) const;

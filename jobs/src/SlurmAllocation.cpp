@@ -10,7 +10,6 @@
 // host rebooted) without trusting a pid that may be a zombie or reused; it then cancels the
 // allocation rather than leave it to its time limit (SlurmBackend).
 #include <fcntl.h>
-#include <spawn.h>
 #include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -30,24 +29,26 @@
 
 #include "flotilla/jobs/Placement.h"
 #include "flotilla/jobs/Slurm.h"
+#include "flotilla/jobs/Subprocess.h"
 
 extern char** environ;
 
 namespace flotilla::jobs {
 namespace {
 
-// The launcher's environment: flotilla's, without the SLURM_* variables of a job flotilla may
-// itself run in (they would describe that job to srun), plus the allocation's id.
-std::vector<std::string> launcher_environment(std::uint32_t id) {
-  std::vector<std::string> env;
+// The launcher's environment, set in its own process before job.sh starts: flotilla's, without
+// the SLURM_* variables of a job flotilla may itself run in (they would describe that job to
+// srun), plus the allocation's id.
+void set_launcher_environment(std::uint32_t id) {
+  std::vector<std::string> slurm_names;
   for (char** e = environ; *e; ++e) {
     const std::string_view entry(*e);
-    if (entry.starts_with("SLURM_") && !entry.starts_with("SLURM_CONF=")) continue;
-    env.emplace_back(entry);
+    if (entry.starts_with("SLURM_") && !entry.starts_with("SLURM_CONF="))
+      slurm_names.emplace_back(entry.substr(0, entry.find('=')));
   }
-  env.push_back(fmt::format("SLURM_JOB_ID={}", id));
-  env.push_back(fmt::format("SLURM_JOBID={}", id));
-  return env;
+  for (const auto& name : slurm_names) ::unsetenv(name.c_str());
+  ::setenv("SLURM_JOB_ID", std::to_string(id).c_str(), 1);
+  ::setenv("SLURM_JOBID", std::to_string(id).c_str(), 1);
 }
 
 // Releases the allocation with the script's status. slurmctld may be restarting or failing over:
@@ -89,27 +90,18 @@ int release_allocation(std::uint32_t id, int status) {
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
 
-  auto env = launcher_environment(id);
-  std::vector<char*> envp;
-  for (auto& e : env) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  std::string bash = "/bin/bash", script = "job.sh";
-  char* argv[] = {bash.data(), script.data(), nullptr};
-  int status = 127 << 8;  // as a shell reports a command it could not start
-  pid_t pid = -1;
-  if (chdir(dir.c_str()) != 0) {
-    std::fprintf(stderr, "flotilla run-allocation: cannot enter %s: %s\n", dir.c_str(), std::strerror(errno));
-  } else if (int rc = posix_spawn(&pid, argv[0], nullptr, nullptr, argv, envp.data()); rc != 0) {
-    std::fprintf(stderr, "flotilla run-allocation: cannot start /bin/bash job.sh: %s\n", std::strerror(rc));
-  } else {
-    pid_t waited;
-    while ((waited = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {}
-    if (waited < 0) {
-      std::fprintf(stderr, "flotilla run-allocation: cannot wait for job.sh: %s\n", std::strerror(errno));
-      status = 1 << 8;
-    }
-  }
-  int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  set_launcher_environment(id);
+  // The one process runner, no timeout (the allocation's time limit is the job's), output as the
+  // launcher's. job.sh dies with its launcher: a launcher that is gone leaves an allocation the
+  // scheduler cancels (abandoned_allocation), so nothing must go on running in it unowned.
+  using Output = SubprocessSpec::Output;
+  const auto run = run_subprocess(
+      {.argv = {"/bin/bash", "job.sh"}, .workdir = dir, .stdout_to = Output::inherit, .stderr_to = Output::inherit});
+  if (!run.started)
+    std::fprintf(stderr, "flotilla run-allocation: cannot start /bin/bash job.sh in %s: %s\n", dir.c_str(),
+                 run.error.c_str());
+  int code = run.started ? run.exit_code : 127;  // as a shell reports a command it could not start
+  const int status = run.started ? run.wait_status : 127 << 8;  // what Slurm records for the allocation
   if (release_allocation(id, status) != 0 && code == 0) code = 1;
   std::fflush(nullptr);
   _exit(code);

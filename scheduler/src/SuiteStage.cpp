@@ -4,8 +4,6 @@
 #include <fcntl.h>
 #include <glob.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,6 +19,7 @@
 #include <fmt/format.h>
 
 #include "flotilla/jobs/Command.h"
+#include "flotilla/jobs/Subprocess.h"
 #include "flotilla/scheduler/Planning.h"
 #include "flotilla/suites/Reports.h"
 
@@ -28,6 +27,10 @@ extern char** environ;
 
 namespace flotilla::scheduler {
 namespace {
+
+// A test listing (gtest --gtest_list_tests, ctest --show-only, [evaluate] list) takes seconds;
+// with no evaluate timeout set, ten minutes is a hang.
+constexpr std::chrono::milliseconds kDiscoveryTimeout = std::chrono::minutes(10);
 
 namespace fs = std::filesystem;
 using suites::SuiteKind;
@@ -56,55 +59,21 @@ void write_atomically(const fs::path& path, const std::string& text) {
   fs::rename(tmp, path);
 }
 
-// Runs argv with stdout to `out` and stderr to `err`; returns the exit status, or -1 when it ran
-// past `timeout` (0: no limit) and was killed.
+// The listing command, its output to files, bounded by the evaluate timeout (discovery's own
+// default when that is 0: a listing that hangs must not hang the campaign). Returns its exit
+// status, -1 when it timed out; throws when it cannot start.
 int run_to_files(std::vector<std::string> argv, const fs::path& out, const fs::path& err,
                  std::chrono::milliseconds timeout, const std::vector<fs::path>& path_prepend) {
-  // PATH as the backends give it to tasks: the prepended directories first, for the command
-  // itself and for what it starts (e.g. `env VAR=1 BINARY`).
-  const char* inherited = std::getenv("PATH");
-  std::string path;
-  for (const auto& dir : path_prepend)
-    if (!dir.empty()) path += dir.string() + ":";
-  path += inherited ? inherited : "/usr/bin:/bin";
-  if (argv[0].find('/') == std::string::npos)
-    for (const auto& dir : path_prepend)
-      if (!dir.empty() && ::access((dir / argv[0]).c_str(), X_OK) == 0) {
-        argv[0] = (dir / argv[0]).string();
-        break;
-      }
-  std::vector<std::string> env_text{"PATH=" + path};
-  for (char** e = environ; *e; ++e)
-    if (std::strncmp(*e, "PATH=", 5) != 0) env_text.emplace_back(*e);
-  std::vector<char*> envp;
-  for (auto& e : env_text) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) throw suites::ReportError(fmt::format("cannot start '{}': {}", argv[0], std::strerror(rc)));
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  int status = 0;
-  for (;;) {
-    const pid_t done = ::waitpid(pid, &status, WNOHANG);
-    if (done == pid) break;
-    if (done < 0 && errno != EINTR) throw suites::ReportError(fmt::format("waitpid: {}", std::strerror(errno)));
-    if (timeout.count() > 0 && std::chrono::steady_clock::now() > deadline) {
-      ::kill(pid, SIGKILL);
-      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-      return -1;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  using Output = jobs::SubprocessSpec::Output;
+  const auto result = jobs::run_subprocess({.argv = std::move(argv),
+                                            .timeout = timeout.count() > 0 ? timeout : kDiscoveryTimeout,
+                                            .stdout_to = Output::file,
+                                            .stderr_to = Output::file,
+                                            .stdout_file = out,
+                                            .stderr_file = err,
+                                            .path_prepend = path_prepend});
+  if (!result.started) throw suites::ReportError(result.error);
+  return result.timed_out ? -1 : result.exit_code;
 }
 
 std::vector<std::string> suites_split_lines(const std::string& text) {
@@ -276,13 +245,14 @@ void SuiteStage::finish_shard_task(jobs::TaskSpec& spec, std::int64_t candidate,
   const fs::path report = report_path(candidate, shard, attempt);
   if (m_s.suite == SuiteKind::ctest) {
     if (auto error = m_discovery_error.find(candidate); error != m_discovery_error.end()) {
-      spec.argv = {"sh", "-c", "printf '%s\\n' \"$0\" >&2; exit 1", error->second};
+      spec.argv = {"false"};  // judge() gives the shard the discovery error as its reason
       return;
     }
     if (auto tests = m_shard_sizes.find({candidate, shard}); tests != m_shard_sizes.end() && tests->second == 0) {
       // More shards than tests: ctest -I with no numbers would run every test, so this shard
-      // reports an empty suite instead.
-      spec.argv = {"sh", "-c", "printf '<testsuite tests=\"0\"/>\\n' > \"$0\"", report.string()};
+      // reports an empty suite instead: written here, and the task only succeeds.
+      write_atomically(report, "<testsuite tests=\"0\"/>\n");
+      spec.argv = {"true"};
       return;
     }
     spec.argv.push_back("-I");
@@ -312,6 +282,11 @@ std::vector<suites::TestResult> SuiteStage::report(std::int64_t candidate, int i
 void SuiteStage::judge(results::TrialRecord& trial) {
   if (!active() || trial.kind != results::TrialKind::evaluate) return;
   if (trial.index >= m_s.shards && trial.index != rerun_index()) return;
+  if (auto error = m_discovery_error.find(trial.candidate); error != m_discovery_error.end()) {
+    trial.status = results::TrialStatus::failed;  // its task was `false`: no test could be given to it
+    trial.reason = error->second;
+    return;
+  }
   try {
     const auto tests = report(trial.candidate, trial.index, trial.attempt);
     const auto failed = std::count_if(tests.begin(), tests.end(),

@@ -254,6 +254,22 @@ def ctest():
     got = tests(many, 0)["summary"]
     check((got["total"], got["pass"], got["fail"]) == (6, 4, 1), f"ctest, 8 shards: {got}")
 
+    # A candidate whose discovery fails is rolled back with the listing's error as the reason
+    # (its shards run no test: their task is `false`, no shell).
+    for v in "abc":
+        os.makedirs(f"{tree}-{v}", exist_ok=True)
+        shutil.copy(os.path.join(tree, "CTestTestfile.cmake"), f"{tree}-{v}")
+    with open(os.path.join(f"{tree}-b", "CTestTestfile.cmake"), "w") as f:
+        f.write('add_test(broken "true"\n')
+    broken = os.path.join(WORK, "compat_ctest_broken.h5")
+    run("run", COMPAT, f"--campaign.results={broken}", "--evaluate.suite=ctest",
+        f"--evaluate.command=env FLOTILLA_SAMPLE_VARIANT={{variant}} ctest --test-dir {tree}-{{variant}}", "--no-live")
+    s = summary(broken)
+    reasons = [c["reason"] for c in s["rolled_back"] if "variant=b" in c["config"]]
+    check(len(reasons) == 4 and all("test discovery" in r and "ended with exit code 8: CMake Error" in r for r in reasons),
+          f"ctest discovery failure: {reasons}")
+    check(all("variant=b" in c["config"] for c in s["rolled_back"]), f"only b's discovery fails: {s['rolled_back']}")
+
     # A new campaign under the same name does not reuse the reports and discoveries an earlier
     # one left: with its results file gone, a test added since is discovered and run.
     with open(os.path.join(tree, "CTestTestfile.cmake"), "a") as f:

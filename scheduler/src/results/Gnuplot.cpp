@@ -2,12 +2,13 @@
 //
 // The child gets its script as a file argument (not a pipe, so a large timeline cannot
 // deadlock against gnuplot's output), stdout to /dev/null and stderr to a file we read back.
-// No shell is involved: gnuplot is found on PATH by posix_spawnp.
+// No shell is involved: gnuplot is started by the one process runner (jobs/Subprocess.h).
 #include "Gnuplot.h"
+
+#include "flotilla/jobs/Subprocess.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -125,26 +126,22 @@ void run_gnuplot(const std::string& script, const PlotFile& file) {
     if (!(out << script) || !out.flush())
       throw std::runtime_error("cannot write the gnuplot script to " + script_path.string());
   }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 2, errors_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  std::string program = "gnuplot", script_arg = script_path.string();
-  char* argv[] = {program.data(), script_arg.data(), nullptr};
-  pid_t pid = 0;
-  const int spawned = posix_spawnp(&pid, "gnuplot", &actions, nullptr, argv, environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (spawned == ENOENT)
+  using Output = jobs::SubprocessSpec::Output;
+  // Two minutes: a chart of any campaign's size takes well under a second.
+  const auto timeout = std::chrono::minutes(2);
+  const auto run = jobs::run_subprocess({.argv = {"gnuplot", script_path.string()},
+                                         .timeout = timeout,
+                                         .stdout_to = Output::discard,
+                                         .stderr_to = Output::file,
+                                         .stderr_file = errors_path});
+  if (!run.started && run.exit_code == 127)
     throw std::runtime_error("gnuplot not found: install Debian's gnuplot-nox (scripts/install-deps.sh does)");
-  if (spawned != 0) throw std::runtime_error(fmt::format("cannot run gnuplot: {}", std::strerror(spawned)));
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  if (!run.started) throw std::runtime_error(fmt::format("cannot run gnuplot: {}", run.error));
   auto errors = read_file(errors_path);
   while (!errors.empty() && (errors.back() == '\n' || errors.back() == ' ')) errors.pop_back();
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    throw std::runtime_error(
-        fmt::format("gnuplot failed drawing {}: {}", file.path, errors.empty() ? "no message" : errors));
+  if (!run.ok())
+    throw std::runtime_error(fmt::format("gnuplot failed drawing {} ({}): {}", file.path, run.describe(timeout),
+                                         errors.empty() ? "no message" : errors));
   std::error_code ec;
   if (std::filesystem::file_size(file.path, ec) == 0 || ec)
     throw std::runtime_error(
