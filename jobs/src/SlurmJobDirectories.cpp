@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <fstream>
 
+#include "flotilla/jobs/JobPhase.h"
 #include "flotilla/jobs/JobResults.h"
 #include "flotilla/jobs/Manifest.h"
 #include "flotilla/jobs/Slurm.h"
@@ -43,6 +44,11 @@ std::vector<JobDirectory> list_job_directories(const std::filesystem::path& jobs
     std::ifstream(entry.path() / "slurm_job_id") >> job.slurm_id;
     job.tasks = read_manifest(entry.path() / "manifest.json").tasks.size();
     job.results = read_job_folder_results(entry.path()).size();
+    try {
+      if (auto replay = read_job_journal(entry.path())) job.phase = std::string(to_string(replay->phase));
+    } catch (const std::invalid_argument&) {
+      job.phase = "unreadable";  // a restarted run says why, and decides from the folder's markers
+    }
     jobs.push_back(std::move(job));
   }
   std::sort(jobs.begin(), jobs.end(), [](const auto& a, const auto& b) {

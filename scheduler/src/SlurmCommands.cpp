@@ -13,6 +13,7 @@
 
 #include "Commands.h"
 #include "flotilla/jobs/Backend.h"
+#include "flotilla/jobs/JobPhase.h"
 #include "flotilla/jobs/Slurm.h"
 #include "flotilla/results/Analysis.h"
 #include "flotilla/results/Store.h"
@@ -55,6 +56,20 @@ std::string state_of(const CampaignJobs& c, const jobs::JobDirectory& job) {
   return it->second.reason.empty() ? text : text + " (" + it->second.reason + ")";
 }
 
+// Appends `cancelled` to a job's journal unless it is already final or not a journal.
+void journal_cancelled(const std::filesystem::path& dir) {
+  try {
+    auto replay = jobs::read_job_journal(dir);
+    const auto phase = replay ? replay->phase : jobs::JobPhase::queued;
+    if (jobs::is_final(phase)) return;
+    if (!replay) jobs::append_job_event(dir, jobs::JobEvent::submitted, jobs::JobPhase::queued, "found by flotilla cancel");
+    jobs::append_job_event(dir, jobs::JobEvent::cancelled, jobs::next(phase, jobs::JobEvent::cancelled),
+                           "cancelled by `flotilla cancel`");
+  } catch (const std::exception& e) {
+    std::cerr << "flotilla: " << e.what() << " (the job is cancelled; its journal is not updated)\n";
+  }
+}
+
 }  // namespace
 
 int status_command(const std::vector<std::string>& args) {
@@ -70,11 +85,12 @@ int status_command(const std::vector<std::string>& args) {
     std::cout << fmt::format("\nno Slurm jobs in {}\n", c.settings.slurm.jobs_dir.string());
     return 0;
   }
-  std::cout << fmt::format("\nSlurm jobs ({})\n  {:>8}  {:<28}  {:<24}  {:>5}  {:>7}\n", c.settings.slurm.jobs_dir.string(),
-                           "job id", "name", "state", "tasks", "results");
+  // state: Slurm's word now; phase: the last the campaign's journal of the job says (JobPhase.h).
+  std::cout << fmt::format("\nSlurm jobs ({})\n  {:>8}  {:<28}  {:<24}  {:<9}  {:>5}  {:>7}\n",
+                           c.settings.slurm.jobs_dir.string(), "job id", "name", "state", "phase", "tasks", "results");
   for (const auto& job : c.jobs)
-    std::cout << fmt::format("  {:>8}  {:<28}  {:<24}  {:>5}  {:>7}\n", job.slurm_id, job.name, state_of(c, job),
-                             job.tasks, job.results);
+    std::cout << fmt::format("  {:>8}  {:<28}  {:<24}  {:<9}  {:>5}  {:>7}\n", job.slurm_id, job.name, state_of(c, job),
+                             job.phase.empty() ? "-" : job.phase, job.tasks, job.results);
   return 0;
 }
 
@@ -88,6 +104,11 @@ int cancel_command(const std::vector<std::string>& args) {
                              request.string(), scheduler::kExitCancelled);
   }
   if (!c.reachable && !c.jobs.empty()) return 1;
+  // A live run journals what it cancels itself; without one, the jobs' journals say it here, so
+  // the next run knows they ended without asking Slurm.
+  const bool live = results::has_live_writer(c.settings.results);
+  std::map<std::uint32_t, std::filesystem::path> dirs;
+  for (const auto& job : c.jobs) dirs[job.slurm_id] = job.dir;
   std::unique_ptr<jobs::SlurmClient> client;  // only for a campaign with Slurm jobs
   int cancelled = 0;
   for (const auto& [id, status] : c.states) {
@@ -95,6 +116,7 @@ int cancel_command(const std::vector<std::string>& args) {
     if (!client) client = jobs::make_slurm_client(c.settings.slurm.client);
     client->cancel(id);
     std::cout << fmt::format("cancelled Slurm job {} ({})\n", id, jobs::to_string(status.state));
+    if (auto dir = dirs.find(id); !live && dir != dirs.end()) journal_cancelled(dir->second);
     ++cancelled;
   }
   std::cout << fmt::format("{} job(s) cancelled; recorded results are kept, and `flotilla run` resumes the rest\n",

@@ -161,6 +161,7 @@ struct JobDirectory {
   std::uint32_t slurm_id = 0;   // 0: never submitted
   std::size_t tasks = 0;
   std::size_t results = 0;
+  std::string phase;            // where its journal (DIR/events, JobPhase.h) ends: "running"; "" without one
 };
 std::vector<JobDirectory> list_job_directories(const std::filesystem::path& jobs_dir);
 

@@ -1,0 +1,169 @@
+// SlurmPoll.cpp — following the Slurm backend's jobs: one query per poll for every active job,
+// results streamed from running jobs' files between queries, ended jobs' unreported tasks given
+// back as lost, and allocations whose launcher is gone cancelled (SlurmBackendImpl.h).
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "SlurmBackendImpl.h"
+#include "SlurmJobFolder.h"
+#include "flotilla/jobs/JobResults.h"
+
+namespace flotilla::jobs::slurm_backend {
+
+// Allocated jobs (running, or retired and watched) whose launcher is gone without releasing
+// the allocation: nothing would end them before their time limit. Asked before Slurm is
+// queried, so a launcher that released its job and exited is seen ended by that query, not
+// cancelled. The launcher's lock says it, not its pid (a zombie, or a pid reused after a reboot).
+std::set<std::uint32_t> SlurmBackend::gone_launchers() const {
+  std::set<std::uint32_t> gone;
+  for (const auto& job : m_jobs)
+    if (job.allocated && job.phase != JobPhase::orphaned && launcher_alive(job.dir) == false) gone.insert(job.slurm_id);
+  for (const auto& [id, dir] : m_watched)
+    if (launcher_alive(dir) == false) gone.insert(id);
+  return gone;
+}
+
+// Records of each job, keyed by its id (an array's elements by the array's id).
+std::map<std::uint32_t, std::vector<JobStatus>> SlurmBackend::query_jobs(const std::vector<std::uint32_t>& ids) {
+  std::map<std::uint32_t, std::vector<JobStatus>> records;
+  for (auto& s : m_client->query(ids)) records[s.array_job_id != 0 ? s.array_job_id : s.id].push_back(std::move(s));
+  return records;
+}
+
+std::vector<const JobStatus*> SlurmBackend::pointers(const std::vector<JobStatus>& records) {
+  std::vector<const JobStatus*> out;
+  for (const auto& r : records) out.push_back(&r);
+  return out;
+}
+
+void SlurmBackend::poll() {
+  m_last_poll = m_last_read = Clock::now();
+  m_poll_soon = false;
+  std::vector<std::uint32_t> ids;
+  for (const auto& job : m_jobs)
+    if (job.slurm_id != 0) ids.push_back(job.slurm_id);
+  for (const auto& [id, dir] : m_watched) ids.push_back(id);
+  if (ids.empty()) {
+    std::erase_if(m_jobs, [](const Job& j) { return j.tasks.empty(); });
+    return;
+  }
+  const auto gone = gone_launchers();
+  auto records = query_jobs(ids);
+  watch_released(records, gone);
+  for (auto& job : m_jobs) {
+    if (job.phase == JobPhase::written) continue;
+    auto& mine = records[job.slurm_id];
+    auto ended = ended_state(pointers(mine));
+    if (!ended && gone.contains(job.slurm_id) && job.phase != JobPhase::orphaned) {
+      // It ends CANCELLED at a later query; its unreported tasks then run again.
+      advance(job, JobEvent::launcher_lost, fmt::format("launcher {}", launcher_text(job.dir)));
+      notify("slurm_launcher_lost",
+             fmt::format("the launcher ({}) of Slurm job {} ({}) died before releasing the allocation: "
+                         "cancelled it; its unreported tasks run again",
+                         launcher_text(job.dir), job.slurm_id, job.name));
+      m_client->cancel(job.slurm_id);
+    }
+    if (!ended) {
+      const bool any_running =
+          std::any_of(mine.begin(), mine.end(), [](const JobStatus& s) { return s.state == JobState::running; });
+      advance(job, any_running ? JobEvent::seen_running : JobEvent::seen_pending);
+      if (any_running) read_new_results(job);
+      continue;
+    }
+    auto how = mine.empty() ? std::string("vanished from the queue") : fmt::format("ended {}", to_string(*ended));
+    if (job.phase == JobPhase::orphaned)
+      how += " (its launcher died before releasing the allocation, so flotilla cancelled it)";
+    if (!is_final(job.phase)) advance(job, JobEvent::seen_ended, how);
+    finish(job, fmt::format("Slurm job {} ({}) {} before this task reported", job.slurm_id, job.name, how),
+           TaskStatus::lost);
+    job.tasks.clear();
+  }
+  retire_reported();
+}
+
+// Retired allocated jobs (every task reported) until Slurm sees them end: their launcher
+// releases them, and if it died first they are cancelled here.
+void SlurmBackend::watch_released(std::map<std::uint32_t, std::vector<JobStatus>>& records, const std::set<std::uint32_t>& gone) {
+  for (auto it = m_watched.begin(); it != m_watched.end();) {
+    const auto id = it->first;
+    if (auto ended = ended_state(pointers(records[id]))) {
+      journal(it->second, JobEvent::seen_ended, next(JobPhase::retired, JobEvent::seen_ended),
+              records[id].empty() ? "vanished from the queue" : fmt::format("ended {}", to_string(*ended)));
+      it = m_watched.erase(it);
+      continue;
+    }
+    if (gone.contains(id)) {
+      journal(it->second, JobEvent::launcher_lost, next(JobPhase::retired, JobEvent::launcher_lost),
+              fmt::format("launcher {}", launcher_text(it->second)));
+      journal(it->second, JobEvent::cancelled, next(JobPhase::orphaned, JobEvent::cancelled), "cancelled by flotilla");
+      notify("slurm_launcher_lost",
+             fmt::format("the launcher ({}) of Slurm job {} died before releasing the allocation, after its tasks "
+                         "reported: cancelled it",
+                         launcher_text(it->second), id));
+      m_client->cancel(id);
+      it = m_watched.erase(it);
+      continue;
+    }
+    ++it;
+  }
+}
+
+// Between two queries: new results in the files already open for the running jobs (no
+// directory listing, no Slurm call), so a job's last result is seen within kReadInterval.
+void SlurmBackend::read_running() {
+  m_last_read = Clock::now();
+  bool any = false;
+  for (auto& job : m_jobs) {
+    if (job.phase != JobPhase::running) continue;
+    for (auto it = job.readers.begin(); it != job.readers.end();) {
+      try {
+        for (const auto& record : it->second.read_new()) take(from_job_record(record));
+        ++it;
+      } catch (const results::StoreError&) {
+        it = job.readers.erase(it);  // opened again at the next query
+      }
+    }
+    any = true;
+  }
+  if (any) retire_reported();
+}
+
+// Drops the jobs whose every task has come back (none is pending any more), whatever Slurm
+// says of them yet: their results are returned and kept in their results files. Such a job is
+// left to end by itself, not cancelled.
+void SlurmBackend::retire_reported() {
+  std::erase_if(m_jobs, [&](Job& j) {
+    if (j.phase == JobPhase::written && !j.tasks.empty()) return false;  // not submitted yet
+    const bool reported =
+        std::none_of(j.tasks.begin(), j.tasks.end(), [&](std::uint64_t id) { return m_pending.contains(id); });
+    if (!reported) return false;
+    if (j.phase != JobPhase::written && !is_final(j.phase)) {
+      const bool orphaned = j.phase == JobPhase::orphaned;
+      advance(j, JobEvent::all_reported);
+      if (j.allocated && !orphaned) m_watched[j.slurm_id] = j.dir;
+    }
+    return true;
+  });
+}
+
+// Results recorded so far by a running job's workers, returned as they arrive so the campaign
+// records them while the job runs. A file not yet in SWMR mode (the worker is starting) is
+// simply opened again at the next poll; finish() reads every file once more at the end.
+void SlurmBackend::read_new_results(Job& job) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(job.dir, ec)) {
+    const auto file = entry.path().filename().string();
+    if (file != "results.h5" && !(file.starts_with("results-") && file.ends_with(".h5"))) continue;
+    try {
+      auto it = job.readers.find(entry.path());
+      if (it == job.readers.end()) it = job.readers.emplace(entry.path(), results::JobFileReader::open(entry.path())).first;
+      for (const auto& record : it->second.read_new()) take(from_job_record(record));
+    } catch (const results::StoreError&) {
+      job.readers.erase(entry.path());  // results are matched by id, so reading again never doubles
+    }
+  }
+}
+
+}  // namespace flotilla::jobs::slurm_backend

@@ -1,0 +1,141 @@
+// SlurmRestart.cpp — what a restarted scheduler finds in jobs_dir: results of ended jobs taken
+// as they are, active jobs re-attached instead of submitted twice, abandoned allocations
+// cancelled, and folders `flotilla sbatch` wrote (SlurmBackendImpl.h).
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "SlurmBackendImpl.h"
+#include "SlurmJobFolder.h"
+#include "flotilla/jobs/JobResults.h"
+#include "flotilla/jobs/Manifest.h"
+
+namespace flotilla::jobs::slurm_backend {
+
+// A restarted scheduler resubmits the tasks it has no result for. Jobs of an earlier run in
+// workdir may hold them: a result already in a job's results is taken as it is, and a task
+// whose job is still pending or running is followed in that job instead of being submitted twice.
+void SlurmBackend::scan_earlier_jobs() {
+  std::vector<std::uint32_t> ids;
+  std::map<std::uint32_t, Job> jobs;
+  const auto by_name = submitted_by_hand();
+  for (const auto& entry : std::filesystem::directory_iterator(m_r.workdir)) {
+    if (!std::filesystem::exists(entry.path() / "manifest.json")) continue;
+    if (abandoned_allocation(entry.path())) continue;  // its tasks are submitted again
+    std::ifstream id_file(entry.path() / "slurm_job_id");
+    std::uint32_t id = 0;
+    if (!(id_file >> id)) {
+      auto found = by_name.find(entry.path().filename().string());
+      if (found == by_name.end()) {  // written by `flotilla sbatch`, not submitted (yet)
+        auto& tasks = m_unsubmitted[entry.path()];
+        for (const auto& task : read_manifest(entry.path() / "manifest.json").tasks) tasks.insert(task.id);
+        continue;
+      }
+      id = found->second;
+      std::ofstream(entry.path() / "slurm_job_id") << id << '\n';
+    }
+    Job job{.slurm_id = id, .name = entry.path().filename().string(), .dir = entry.path(),
+            .allocated = std::filesystem::exists(entry.path() / "allocation")};
+    job.phase = replayed_phase(entry.path());
+    // Killed between the submission and its journal line: the job id in the folder says it.
+    if (job.phase == JobPhase::written) advance(job, JobEvent::submitted, fmt::format("Slurm job {}, found on restart", id));
+    for (const auto& task : read_manifest(entry.path() / "manifest.json").tasks) job.tasks.push_back(task.id);
+    if (!is_final(job.phase)) ids.push_back(id);  // a journal that says the job ended needs no query
+    jobs[id] = std::move(job);
+  }
+  if (jobs.empty()) return;
+  auto records = ids.empty() ? std::map<std::uint32_t, std::vector<JobStatus>>() : query_jobs(ids);
+  for (auto& [id, job] : jobs) {
+    const auto ended = is_final(job.phase) ? std::optional(JobState::unknown) : ended_state(pointers(records[id]));
+    if (ended && !is_final(job.phase))
+      advance(job, JobEvent::seen_ended,
+              records[id].empty() ? "vanished from the queue, seen on restart"
+                                  : fmt::format("ended {}, seen on restart", to_string(*ended)));
+    if (!ended) {
+      for (auto task : job.tasks) m_adoptable[task] = id;
+      m_earlier_jobs[id] = std::move(job);
+      continue;
+    }
+    for (auto& r : read_job_folder_results(job.dir))
+      if (r.status == TaskStatus::ok || r.status == TaskStatus::failed || r.status == TaskStatus::timeout)
+        m_earlier_results[r.id] = std::move(r);
+    // A task this ended job held but never finished (it was cancelled, or lost its node, while
+    // no scheduler watched) runs again as its next attempt: each submission of a task has an
+    // attempt of its own, so a late result of the old one is never taken for the new one.
+    for (const auto& task : read_manifest(job.dir / "manifest.json").tasks)
+      if (!m_earlier_results.contains(task.id))
+        m_next_attempt[task.id] = std::max(m_next_attempt[task.id], task.attempt + 1);
+  }
+}
+
+// A folder whose allocation was made but whose launcher never started (the scheduler was
+// killed in between, or the launcher failed): nothing runs in it, so it is cancelled, not
+// waited for to its time limit.
+bool SlurmBackend::abandoned_allocation(const std::filesystem::path& dir) {
+  std::ifstream in(dir / "allocation");
+  std::uint32_t id = 0;
+  if (!(in >> id) || std::filesystem::exists(dir / "slurm_job_id")) return false;
+  if (std::filesystem::exists(dir / "launcher")) {  // started; killed before slurm_job_id was written
+    std::ofstream(dir / "slurm_job_id") << id << '\n';
+    return false;
+  }
+  m_client->cancel(id);
+  std::filesystem::rename(dir / "allocation", dir / "allocation.cancelled");
+  notify("slurm_allocation_abandoned",
+         fmt::format("Slurm allocation {} ({}) was made but its launcher never started: cancelled it", id,
+                     dir.filename().string()));
+  return true;
+}
+
+// Jobs submitted by hand from a folder that has no slurm_job_id yet (the script writes it when
+// the job starts), found by name: the folder's name is the job's name.
+std::map<std::string, std::uint32_t> SlurmBackend::submitted_by_hand() {
+  bool any = false;
+  for (const auto& entry : std::filesystem::directory_iterator(m_r.workdir))
+    any = any || (std::filesystem::exists(entry.path() / "manifest.json") &&
+                  !std::filesystem::exists(entry.path() / "slurm_job_id"));
+  std::map<std::string, std::uint32_t> by_name;
+  if (!any) return by_name;
+  for (const auto& job : m_client->user_jobs())
+    if (!is_terminal(job.state) || !by_name.contains(job.name))
+      by_name[job.name] = job.array_job_id != 0 ? job.array_job_id : job.id;
+  return by_name;
+}
+
+// The phase the job's journal ends in; `written` for a folder with no journal (an older
+// flotilla's) or one that is not a journal (said, and then the markers decide).
+JobPhase SlurmBackend::replayed_phase(const std::filesystem::path& dir) {
+  try {
+    if (auto replay = read_job_journal(dir)) return replay->phase;
+  } catch (const std::invalid_argument& e) {
+    notify("slurm_journal_unreadable", fmt::format("{}: the job's folder decides instead", e.what()));
+  }
+  return JobPhase::written;
+}
+
+bool SlurmBackend::take_earlier_result(TaskSpec& spec) {
+  if (auto next = m_next_attempt.find(spec.id); next != m_next_attempt.end() && spec.attempt < next->second)
+    spec.attempt = next->second;  // the result comes back with it (TaskResult::attempt)
+  if (auto it = m_earlier_results.find(spec.id); it != m_earlier_results.end() && it->second.attempt == spec.attempt) {
+    m_ready.push_back(std::move(it->second));
+    m_earlier_results.erase(it);
+    return true;
+  }
+  auto adopt = m_adoptable.find(spec.id);
+  if (adopt == m_adoptable.end()) return false;
+  auto& earlier = m_earlier_jobs[adopt->second];
+  auto existing = std::find_if(m_jobs.begin(), m_jobs.end(), [&](const Job& j) { return j.slurm_id == earlier.slurm_id; });
+  if (existing == m_jobs.end()) {
+    m_jobs.push_back(Job{.slurm_id = earlier.slurm_id, .phase = earlier.phase, .name = earlier.name,
+                         .resources = spec.resources, .dir = earlier.dir, .allocated = earlier.allocated});
+    existing = std::prev(m_jobs.end());
+    advance(*existing, JobEvent::reattached, "followed again by a restarted scheduler");
+  }
+  existing->tasks.push_back(spec.id);
+  m_adoptable.erase(adopt);
+  m_pending[spec.id] = std::move(spec);
+  return true;
+}
+
+}  // namespace flotilla::jobs::slurm_backend
