@@ -71,17 +71,31 @@ DeviceChoice choose_device(const DeviceEnv& env) {
   } else {
     for (unsigned gpu = 0; gpu < env.gpus_present; ++gpu) devices.push_back(std::to_string(gpu));
   }
-  if (devices.empty()) {
+  const auto global = local_rank_of(env.global_rank), size = local_rank_of(env.world_size);
+  const bool several = size && *size > 1;
+  if (devices.empty() || (several && global == 0)) {
     choice.device = "cpu";
+    if (!devices.empty()) {  // the dispatcher: no CUDA context of its own on a GPU a rank needs
+      choice.dispatcher = true;
+      choice.visible = "";
+    }
     return choice;
   }
-  choice.device = devices[static_cast<std::size_t>(choice.local_rank) % devices.size()];
+  int slot = choice.local_rank;
+  if (several && global && *global == choice.local_rank && slot > 0) --slot;  // beside the dispatcher
+  choice.device = devices[static_cast<std::size_t>(slot) % devices.size()];
   choice.visible = choice.device;
   return choice;
 }
 
 DeviceEnv current_device_env() {
-  DeviceEnv result{env("SLURM_LOCALID"), env("OMPI_COMM_WORLD_LOCAL_RANK"), env("CUDA_VISIBLE_DEVICES"), 0};
+  // mpirun's own variables first: a worker started by mpirun inside a Slurm allocation inherits
+  // the batch step's SLURM_PROCID, which says nothing of its rank.
+  DeviceEnv result{env("SLURM_LOCALID"), env("OMPI_COMM_WORLD_LOCAL_RANK"), env("CUDA_VISIBLE_DEVICES"), 0,
+                   env("OMPI_COMM_WORLD_RANK"), env("OMPI_COMM_WORLD_SIZE")};
+  if (!result.global_rank) result.global_rank = env("SLURM_PROCID");
+  if (!result.world_size) result.world_size = env("SLURM_STEP_NUM_TASKS");
+  if (!result.world_size) result.world_size = env("SLURM_NTASKS");
   if (!result.cuda_visible_devices) result.gpus_present = count_gpu_device_files();
   return result;
 }

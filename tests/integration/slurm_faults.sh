@@ -155,6 +155,8 @@ for script in glob.glob(jobs_dir + "/*/job.sh"):
     want = ["--partition=gb200", "--gpus-per-node=2"] if kind == "evaluate" else ["--partition=debug"]
     for line in want:
         assert "#SBATCH " + line in text, f"{script}: {kind} job lacks {line}"
+    if kind == "evaluate":
+        assert "srun --mpi=pmix --nodes=1 --ntasks=3 --overcommit --gpus-per-node=2 " in text, f"{script}: dispatcher rank"
     if kind == "explore":
         assert "--gpus-per-node" not in text, f"{script}: explore job asks for GPUs"
 assert kinds["explore"] and kinds["evaluate"], kinds
@@ -166,6 +168,10 @@ for t in trials:
 print("jobs per stage:", kinds, "devices per kind (0 explore, 1 evaluate, 2 confirm):", devices)
 assert devices[0] == {"cpu"}, "explore trials must run without a GPU (partition debug)"
 assert "cpu" not in devices[1], "evaluate trials must each see a GPU of partition gb200"
+# gpus_per_node = 2, ranks_per_node = 2: the dispatcher (rank 0) holds no GPU and runs no task;
+# ranks 1 and 2 run tasks, one per GPU (before, one GPU sat idle behind the dispatcher).
+ranks = {int(t["rank"]) for t in trials if int(t["kind"]) == 1}
+assert ranks == {1, 2}, f"evaluate trials must run on task ranks 1 and 2, never the dispatcher: {ranks}"
 # The winner's confirmation ran as one task of an explore-shaped job: its pairs ran on partition debug.
 assert devices[2] == {"cpu"}, f"confirmation pairs must run where explore does: {devices[2]}"
 PY
@@ -326,8 +332,13 @@ PY
     state=$(squeue -h -t all -j "$id" -o %T)
     case "$state" in RUNNING|COMPLETING|COMPLETED) ;; *) echo "job $id was $state after SIGINT"; exit 1 ;; esac
     echo "after SIGINT Slurm job $id is $state"
+    grep -q " detached \(queued\|running\) " "$dir/events" || { echo "the job's journal does not say it was detached"; cat "$dir/events"; exit 1; }
     "$flotilla" run "$config" --campaign.results="$h5" --no-live >"$work/run.log" 2>&1 || { cat "$work/run.log"; exit 1; }
     [ "$(squeue -h -t all -j "$id" -o %T)" = COMPLETED ] || { echo "job $id did not complete"; exit 1; }
+    # The next run followed it again, or found it ended: its journal says which.
+    grep -q " reattached \| seen_ended .*seen on restart" "$dir/events" || { echo "no re-attach in the journal"; cat "$dir/events"; exit 1; }
+    "$flotilla" status "$config" --campaign.results="$h5" | grep -E "^ +$id .* (retired|ended) " ||
+      { echo "flotilla status does not show job $id retired or ended"; "$flotilla" status "$config" --campaign.results="$h5"; exit 1; }
     ;;
   cancel)
     run_in_background

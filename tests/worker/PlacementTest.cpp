@@ -1,6 +1,8 @@
 // PlacementTest.cpp — how a rank picks its device from the launcher's environment.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "flotilla/jobs/Placement.h"
 
 namespace flotilla::jobs {
@@ -55,6 +57,29 @@ TEST(Placement, LocalPlacementIsRankZeroOnThisHost) {
   EXPECT_EQ(placement.rank, 0);
   EXPECT_EQ(placement.host, host_name());
   EXPECT_FALSE(placement.device.empty());
+}
+
+DeviceChoice choose_ranked(int local, int global, int size, std::string visible) {
+  return choose_device(DeviceEnv{std::to_string(local), std::nullopt, std::move(visible), 0, std::to_string(global),
+                                 std::to_string(size)});
+}
+
+// ranks_per_node = 4 with gpus_per_node = 4: the first node runs the dispatcher and four task
+// ranks, and each of the four GPUs has one rank (before, GPU 0 sat idle behind the dispatcher).
+TEST(Placement, TheDispatcherHoldsNoGpuAndEachGpuGetsATaskRank) {
+  const DeviceChoice dispatcher = choose_ranked(0, 0, 9, "0,1,2,3");
+  EXPECT_TRUE(dispatcher.dispatcher);
+  EXPECT_EQ(dispatcher.device, "cpu");
+  EXPECT_EQ(dispatcher.visible, "");  // hidden from CUDA, so it makes no context on a GPU
+  std::set<std::string> first_node, second_node;
+  for (int local = 1; local <= 4; ++local) first_node.insert(choose_ranked(local, local, 9, "0,1,2,3").device);
+  for (int local = 0; local < 4; ++local) second_node.insert(choose_ranked(local, 5 + local, 9, "0,1,2,3").device);
+  EXPECT_EQ(first_node, (std::set<std::string>{"0", "1", "2", "3"}));
+  EXPECT_EQ(second_node, (std::set<std::string>{"0", "1", "2", "3"}));
+  // A rank alone runs its tasks itself: it keeps its GPU.
+  EXPECT_EQ(choose_ranked(0, 0, 1, "0,1").device, "0");
+  // No GPU: nothing changes for the dispatcher either.
+  EXPECT_EQ(choose_ranked(0, 0, 4, "").visible, std::nullopt);
 }
 
 }  // namespace

@@ -4,9 +4,14 @@
 //   local rank: SLURM_LOCALID, else OMPI_COMM_WORLD_LOCAL_RANK, else 0;
 //   devices:    the entries of CUDA_VISIBLE_DEVICES; when it is unset, the GPUs present
 //               (/dev/nvidia0, /dev/nvidia1, ...) as 0, 1, ...; none: the rank runs on the CPU;
-//   choice:     devices[local rank % devices], so ranks share GPUs round-robin when there are
-//               more ranks than GPUs on a node (and a launcher that bound one GPU per task
-//               leaves one entry, which every rank then keeps).
+//   choice:     devices[slot % devices], so ranks share GPUs round-robin when there are more
+//               ranks than GPUs on a node (and a launcher that bound one GPU per task leaves one
+//               entry, which every rank then keeps). The slot is the local rank, except beside
+//               the dispatcher: in a job of more than one rank, global rank 0 (OMPI_COMM_WORLD_RANK,
+//               else SLURM_PROCID) dispatches and runs no task, so it holds no GPU
+//               (CUDA_VISIBLE_DEVICES="") and the ranks of its node (global rank == local rank,
+//               as block distribution places them) take slots local rank - 1: with N GPUs and
+//               N + 1 ranks on the first node, each GPU has one rank that runs tasks.
 // The rank sets CUDA_VISIBLE_DEVICES to its one entry before Kokkos or CUDA start, so in-process
 // kernels and the commands it forks see only that device. choose_device is a pure function of
 // the environment's strings, so every rule above is tested without a launcher or a GPU.
@@ -31,10 +36,13 @@ struct DeviceEnv {
   std::optional<std::string> ompi_local_rank;
   std::optional<std::string> cuda_visible_devices;
   unsigned gpus_present = 0;  // /dev/nvidiaN files; used only when CUDA_VISIBLE_DEVICES is unset
+  std::optional<std::string> global_rank;  // OMPI_COMM_WORLD_RANK, else SLURM_PROCID
+  std::optional<std::string> world_size;   // OMPI_COMM_WORLD_SIZE, else SLURM_STEP_NUM_TASKS, SLURM_NTASKS
 };
 
 struct DeviceChoice {
   int local_rank = 0;
+  bool dispatcher = false;             // global rank 0 of several: runs no task, holds no GPU
   std::string device;                  // "cpu" or the chosen entry, e.g. "1" or "GPU-8f3c..."
   std::optional<std::string> visible;  // what to set CUDA_VISIBLE_DEVICES to; nullopt: leave it
 };
