@@ -573,7 +573,6 @@ class CampaignRunner {
   // A confirmation task's result as one trial per pair (index = pair), and one failed trial
   // after them when the task failed: the pairs are what the verdict is computed from.
   void record_pairs(const jobs::TaskResult& r) {
-    const auto key = decode_task_id(r.id);
     std::map<int, std::map<std::string, double>> pairs;
     for (const auto& [name, value] : r.metrics) {
       if (!name.starts_with("pair.")) continue;
