@@ -12,6 +12,7 @@
     campaign.confirmations  # one row per confirmation: verdict, ratio and its interval (schema 2)
     campaign.estimates      # each explored candidate's estimate as the scheduler recorded it (schema 2)
     campaign.best           # the winner (a row of candidates), or None
+    campaign.space          # the parameters as recorded: {name: (kind, choices)}, in declared order
     campaign.complete       # False for a crashed, interrupted or still running campaign
 
 Candidate status, objective and winner follow flotilla's own rules (results/Analysis.h), so this
@@ -24,6 +25,8 @@ reader and `flotilla results summary` reach the same conclusions:
   - verified: every evaluate shard recorded and ok; rolled_back: a shard recorded and not ok;
   - verdict, ratio, ratio_low, ratio_high, pairs: the candidate's confirmation against the
     baseline, as recorded in /confirmations;
+  - parameter columns are typed from the recorded space: int -> int64, real -> float64, enum and
+    ordinal -> an ordered pandas Categorical in the declared order (a groupby lists 16 before 128);
   - the winner: with confirmation on and a baseline, the eligible candidate (verified, or
     explored without an evaluate stage) confirmed faster with the highest ratio, else the
     baseline when it is eligible; otherwise the best eligible one (the lowest id wins a tie).
@@ -108,6 +111,51 @@ def _written(rows, ok):
     rows of fill values (zeros) at the end of a table, which flotilla cuts on resume (Schema.h)."""
     bad = np.nonzero(~ok)[0]
     return rows[:bad[0]] if len(bad) else rows
+
+
+def _recorded_space(fingerprint):
+    """The campaign's parameters in their declared order, from the "param NAME: ..." lines of the
+    /campaign fingerprint (the canonical text of the space, docs/results-schema.md):
+    {name: (kind, choices)} with kind "int", "real", "enum" or "ordinal", and choices the labels
+    of an enum or ordinal in their declared order (None otherwise)."""
+    space = {}
+    for line in fingerprint.splitlines():
+        if not line.startswith("param ") or ":" not in line:
+            continue
+        name, _, spec = line[len("param "):].partition(":")
+        words = spec.split()
+        if words and words[0] == "real":
+            space[name] = ("real", None)
+        elif words and words[0] in ("enum", "ordinal") and len(words) % 2 == 0:
+            space[name] = (words[0], words[1::2])
+        else:
+            space[name] = ("int", None)
+    return space
+
+
+def _typed(values, kind, choices, index):
+    """One parameter's column typed by its kind: int64 (Int64 with a value missing), float64, or an
+    ordered Categorical whose order is the space's (so groupby and sort follow it, not the text)."""
+    text = pd.Series(values, index=index, dtype=object)
+    if kind == "int":
+        numbers = pd.to_numeric(text, errors="coerce")
+        return numbers.astype(np.int64) if numbers.notna().all() else numbers.astype("Int64")
+    if kind == "real":
+        return pd.to_numeric(text, errors="coerce").astype(np.float64)
+    return text.astype(pd.CategoricalDtype(categories=choices, ordered=True))
+
+
+def _parameter_columns(configs, space):
+    """One column per parameter of the "name=value ..." configurations: typed from the recorded
+    space (in its order), text for a parameter the space does not name (a file without one)."""
+    parsed = [dict(w.split("=", 1) for w in c.split() if "=" in w) for c in configs]
+    names = list(space) + sorted({n for p in parsed for n in p} - set(space))
+    columns = {}
+    for name in names:
+        values = [p.get(name) for p in parsed]
+        columns[name] = (_typed(values, *space[name], configs.index) if name in space
+                         else pd.Series(values, index=configs.index, dtype=object))
+    return pd.DataFrame(columns, index=configs.index, columns=names)
 
 
 def _trials_frame(rows, metric_rows):
@@ -315,8 +363,8 @@ class Campaign:
                              int(self.info.get("repeats", 1)), required,
                              float(self.info.get("confirm_confidence", 0.95)))
         summary = summary.join(self._verdicts(), how="left")
-        params = pd.DataFrame([dict(w.split("=", 1) for w in c.split() if "=" in w)
-                               for c in self.candidates["config"]], index=self.candidates.index)
+        self.space = _recorded_space(self.info.get("fingerprint", ""))
+        params = _parameter_columns(self.candidates["config"], self.space)
         params = params.rename(columns={p: f"param.{p}" for p in params.columns if p in summary.columns
                                         or p in self.candidates.columns})
         self.candidates = pd.concat([self.candidates, summary, params], axis=1)

@@ -18,6 +18,11 @@ add_test(NAME analysis_crashed_run
 set_tests_properties(analysis_a_run PROPERTIES FIXTURES_SETUP analysis_a LABELS integration)
 set_tests_properties(analysis_b_run PROPERTIES FIXTURES_SETUP analysis_b LABELS integration)
 set_tests_properties(analysis_crashed_run PROPERTIES FIXTURES_SETUP analysis_crashed LABELS integration TIMEOUT 120)
+# One parameter of each kind, for the reader's typed parameter columns.
+set(_typed ${_analysis}/typed_params.h5)
+add_test(NAME analysis_typed_params_run
+  COMMAND sh -c "mkdir -p '${_analysis}' && rm -f '${_typed}' && '${FLOTILLA_EXE}' run '${HERE}/typed_params.ini' --campaign.results='${_typed}' --no-live")
+set_tests_properties(analysis_typed_params_run PROPERTIES FIXTURES_SETUP analysis_typed LABELS integration)
 
 set(_fixtures "analysis_a;analysis_b;analysis_crashed")
 foreach(check summary history top compare pareto params export crashed errors)
@@ -45,12 +50,14 @@ else()
   message(STATUS "integration: no gnuplot, skipping the results_plot_* tests (install gnuplot-nox)")
 endif()
 
-# The pandas reader (results/python) agrees with the CLI, and the docs/analysis.md example runs.
+# The pandas reader (results/python) agrees with the CLI, types parameter columns from the
+# recorded space, and the docs/analysis.md example runs.
 add_test(NAME results_python_reader_agrees_with_cli
   COMMAND ${SYSTEM_PYTHON} ${HERE}/check_python_reader.py ${FLOTILLA_EXE} ${PROJECT_SOURCE_DIR}/results/python
-          ${_a} ${_b} ${_crashed})
+          --typed ${_typed} ${_a} ${_b} ${_crashed})
 add_test(NAME results_python_doc_example
   COMMAND ${CMAKE_COMMAND} -E env PYTHONPATH=${PROJECT_SOURCE_DIR}/results/python
     ${SYSTEM_PYTHON} ${HERE}/run_analysis_doc_example.py ${PROJECT_SOURCE_DIR}/docs/analysis.md ${_a})
-set_tests_properties(results_python_reader_agrees_with_cli results_python_doc_example
-  PROPERTIES FIXTURES_REQUIRED "${_fixtures}" LABELS integration)
+set_tests_properties(results_python_doc_example PROPERTIES FIXTURES_REQUIRED "${_fixtures}" LABELS integration)
+set_tests_properties(results_python_reader_agrees_with_cli
+  PROPERTIES FIXTURES_REQUIRED "${_fixtures};analysis_typed" LABELS integration)
