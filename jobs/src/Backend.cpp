@@ -16,12 +16,14 @@ namespace {
 struct BackendEntry {
   std::string_view name;
   std::unique_ptr<Backend> (*make)(const BackendOptions&);
+  const std::vector<BackendSetting>& (*settings)();  // declared next to the backend
+  bool renders_job_scripts;
 };
 
 constexpr std::array kBackends{
-    BackendEntry{"local", &make_local_backend},
-    BackendEntry{"mpi", &make_mpi_backend},
-    BackendEntry{"slurm", &make_slurm_backend},
+    BackendEntry{"local", &make_local_backend, &local_backend_settings, false},
+    BackendEntry{"mpi", &make_mpi_backend, &mpi_backend_settings, false},
+    BackendEntry{"slurm", &make_slurm_backend, &slurm_backend_settings, true},
 };
 
 }  // namespace
@@ -33,6 +35,18 @@ std::unique_ptr<Backend> make_backend(const BackendOptions& options) {
   for (const auto& entry : kBackends)
     known += (known.empty() ? "" : ", ") + std::string(entry.name);
   throw std::invalid_argument("unknown backend '" + options.name + "' (known: " + known + ")");
+}
+
+std::vector<BackendSetting> backend_settings() {
+  std::vector<BackendSetting> all;
+  for (const auto& entry : kBackends) all.insert(all.end(), entry.settings().begin(), entry.settings().end());
+  return all;
+}
+
+bool backend_renders_job_scripts(std::string_view name) {
+  for (const auto& entry : kBackends)
+    if (entry.name == name) return entry.renders_job_scripts;
+  return false;
 }
 
 std::vector<std::string_view> backend_names() {

@@ -185,4 +185,15 @@ std::unique_ptr<Backend> make_local_backend(const BackendOptions& options) {
   return std::make_unique<LocalBackend>(options);
 }
 
+// The settings of backend "local" (slots and pinning), declared here and registered with it (Backend.cpp):
+// the scheduler's one option table takes them for the INI reader, the command line and --help.
+const std::vector<BackendSetting>& local_backend_settings() {
+  static const std::vector<BackendSetting> settings = {
+      {"resources.slots", "0", "concurrent tasks on the local backend (0 = number of cores)"},
+      {"resources.pin", "true",
+       "local backend: pin each slot's tasks to its own CPUs (sched_setaffinity); recorded per trial"},
+  };
+  return settings;
+}
+
 }  // namespace flotilla::jobs

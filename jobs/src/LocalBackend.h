@@ -70,4 +70,6 @@ class LocalBackend final : public Backend {
 
 std::unique_ptr<Backend> make_local_backend(const BackendOptions& options);
 
+const std::vector<BackendSetting>& local_backend_settings();
+
 }  // namespace flotilla::jobs

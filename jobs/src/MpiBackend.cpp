@@ -223,4 +223,13 @@ std::unique_ptr<Backend> make_mpi_backend(const BackendOptions& options) {
   return std::make_unique<MpiBackend>(options);
 }
 
+// The settings of backend "mpi" (ranks), declared here and registered with it (Backend.cpp):
+// the scheduler's one option table takes them for the INI reader, the command line and --help.
+const std::vector<BackendSetting>& mpi_backend_settings() {
+  static const std::vector<BackendSetting> settings = {
+      {"resources.ranks", "0", "mpi: MPI ranks per job, rank 0 dispatching (0 = slots + 1)"},
+  };
+  return settings;
+}
+
 }  // namespace flotilla::jobs

@@ -72,4 +72,6 @@ std::unique_ptr<Backend> make_mpi_backend(const BackendOptions& options);
 std::vector<std::string> mpirun_argv(const std::string& mpiexec, unsigned ranks, unsigned cores,
                                      const std::string& worker, const std::filesystem::path& manifest);
 
+const std::vector<BackendSetting>& mpi_backend_settings();
+
 }  // namespace flotilla::jobs

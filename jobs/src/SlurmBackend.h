@@ -29,4 +29,6 @@ namespace flotilla::jobs {
 
 std::unique_ptr<Backend> make_slurm_backend(const BackendOptions& options);
 
+const std::vector<BackendSetting>& slurm_backend_settings();
+
 }  // namespace flotilla::jobs

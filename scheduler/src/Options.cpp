@@ -4,12 +4,15 @@
 
 #include <boost/program_options.hpp>
 
+#include "flotilla/jobs/Backend.h"
+
 namespace po = boost::program_options;
 
 namespace flotilla::scheduler {
 
 const std::vector<OptionDecl>& option_table() {
-  static const std::vector<OptionDecl> table = {
+  static const std::vector<OptionDecl> table = [] {
+  std::vector<OptionDecl> rows = {
       {"campaign.name", "", false, false, "campaign name (default: the config file's name without .ini)"},
       {"campaign.results", "", false, false, "HDF5 results file (default: NAME.h5 in the working directory)"},
       {"campaign.seed", "1", false, false, "seed of every random choice"},
@@ -73,41 +76,14 @@ const std::vector<OptionDecl>& option_table() {
       {"search.budget", "32", false, false, "candidates to explore, the baseline not counted"},
       {"search.batch", "8", false, false, "candidates per round"},
       {"resources.backend", "local", false, false, "where tasks run: local, mpi or slurm"},
-      {"resources.slots", "0", false, false, "concurrent tasks on the local backend (0 = number of cores)"},
-      {"resources.pin", "true", false, false,
-       "local backend: pin each slot's tasks to its own CPUs (sched_setaffinity); recorded per trial"},
-      {"resources.ranks", "0", false, false, "mpi: MPI ranks per job, rank 0 dispatching (0 = slots + 1)"},
-      {"resources.partition", "", false, false, "slurm: partition (default: the cluster's default)"},
-      {"resources.nodes", "1", false, false, "slurm: nodes per job"},
-      {"resources.ranks_per_node", "2", false, false, "slurm: flotilla-worker ranks per node"},
-      {"resources.gpus_per_node", "0", false, false, "slurm: --gpus-per-node"},
-      {"resources.time_limit", "30m", false, false, "slurm: time limit per job"},
-      {"resources.account", "", false, false, "slurm: account to charge"},
-      {"resources.qos", "", false, false, "slurm: quality of service"},
-      {"resources.slurm_client", "api", false, false, "slurm: submit through libslurm (api) or the sbatch command"},
-      {"resources.slurm_start", "batch", false, false,
-       "slurm: batch (every job a batch job), or allocate (a job with free nodes is allocated at once and its "
-       "script run from this host, without Slurm's up to 1 s wait for a batch job; api client only)"},
-      {"resources.jobs_dir", "", false, false, "slurm: where job scripts, manifests and job results go "
-                                               "(default: RESULTS.jobs beside the results file)"},
       {"resources.max_attempts", "3", false, false, "tries per task when jobs fail, are preempted or lose a node"},
-      {"resources.max_submit_jobs", "0", false, false,
-       "slurm: the user's pending and running jobs allowed at once, as the site's MaxSubmitJobs (0 = no limit)"},
-      // Per-stage allocations: [resources.explore] / [resources.evaluate] override the keys above
-      // for that stage's jobs (docs/slurm.md).
-      {"resources.explore.partition", "", false, false, "slurm: partition of explore jobs"},
-      {"resources.explore.nodes", "", false, false, "slurm: nodes per explore job"},
-      {"resources.explore.ranks_per_node", "", false, false, "slurm: worker ranks per node in explore jobs"},
-      {"resources.explore.gpus_per_node", "", false, false, "slurm: --gpus-per-node of explore jobs"},
-      {"resources.explore.time_limit", "", false, false, "slurm: time limit per explore job"},
-      {"resources.explore.qos", "", false, false, "slurm: quality of service of explore jobs"},
-      {"resources.evaluate.partition", "", false, false, "slurm: partition of evaluate jobs"},
-      {"resources.evaluate.nodes", "", false, false, "slurm: nodes per evaluate job"},
-      {"resources.evaluate.ranks_per_node", "", false, false, "slurm: worker ranks per node in evaluate jobs"},
-      {"resources.evaluate.gpus_per_node", "", false, false, "slurm: --gpus-per-node of evaluate jobs"},
-      {"resources.evaluate.time_limit", "", false, false, "slurm: time limit per evaluate job"},
-      {"resources.evaluate.qos", "", false, false, "slurm: quality of service of evaluate jobs"},
+      // Each backend's own settings are declared next to it (jobs::backend_settings()) and
+      // appended below, so they reach the INI reader, the command line and --help the same way.
   };
+  for (const auto& setting : jobs::backend_settings())
+    rows.push_back({setting.key, setting.default_value, false, false, setting.help});
+  return rows;
+  }();
   return table;
 }
 

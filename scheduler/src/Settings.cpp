@@ -119,7 +119,7 @@ Settings load_settings(const std::filesystem::path& file, const std::vector<std:
   }
   if (settings.results.empty()) settings.results = settings.name + ".h5";
   if (settings.slurm.jobs_dir.empty()) settings.slurm.jobs_dir = settings.results.string() + ".jobs";
-  if (settings.backend == "slurm" && !jobs::is_sbatch_value(std::filesystem::absolute(settings.slurm.jobs_dir).string()))
+  if (jobs::backend_renders_job_scripts(settings.backend) && !jobs::is_sbatch_value(std::filesystem::absolute(settings.slurm.jobs_dir).string()))
     throw ConfigError(fmt::format("{}: the job folder '{}' holds a blank or a control character, which a job script's "
                                   "#SBATCH lines cannot carry: set [resources] jobs_dir",
                                   display, std::filesystem::absolute(settings.slurm.jobs_dir).string()));

@@ -1,10 +1,13 @@
 // Campaign file parsing: values, precedence, and the exact error text users see.
 #include <fstream>
+#include <set>
 
 #include <gtest/gtest.h>
 
 #include "flotilla/scheduler/Settings.h"
 #include "Ini.h"
+#include "Options.h"
+#include "flotilla/jobs/Backend.h"
 
 using namespace flotilla::scheduler;
 
@@ -338,4 +341,29 @@ TEST_F(SettingsTest, ValuesThatReachJobScriptsAreChecked) {
             "command line: [resources] jobs_dir: '/tmp/a\nid' holds a blank or a control character, which a job "
             "script's #SBATCH lines cannot carry");
   EXPECT_EQ(load_settings(write(kValid), {"--resources.partition=debug,gb200"}).slurm.partition, "debug,gb200");
+}
+
+// Each backend declares its own settings (jobs::backend_settings, next to the backend); the one
+// option table carries every one of them, once, so the INI reader, the command line and --help
+// know them, and a backend's key left out of the table would be an unknown key in every file.
+TEST(BackendSettings, DeclaredByTheBackendsAndInTheOneTable) {
+  const auto settings = flotilla::jobs::backend_settings();
+  ASSERT_FALSE(settings.empty());
+  std::set<std::string_view> keys;
+  for (const auto& s : settings) {
+    EXPECT_TRUE(s.key.starts_with("resources.")) << s.key;
+    EXPECT_TRUE(keys.insert(s.key).second) << s.key << " declared twice";
+    const auto* decl = find_option(s.key);
+    ASSERT_NE(decl, nullptr) << s.key << " is not in the option table";
+    EXPECT_EQ(decl->default_value, s.default_value);
+    EXPECT_EQ(decl->help, s.help);
+  }
+  EXPECT_TRUE(keys.contains("resources.partition"));  // slurm's
+  EXPECT_TRUE(keys.contains("resources.slots"));      // local's
+  EXPECT_TRUE(keys.contains("resources.ranks"));      // mpi's
+  std::set<std::string_view> table_keys;
+  for (const auto& decl : option_table()) EXPECT_TRUE(table_keys.insert(decl.key).second) << decl.key << " twice";
+  EXPECT_TRUE(flotilla::jobs::backend_renders_job_scripts("slurm"));
+  EXPECT_FALSE(flotilla::jobs::backend_renders_job_scripts("local"));
+  EXPECT_FALSE(flotilla::jobs::backend_renders_job_scripts("nosuch"));
 }

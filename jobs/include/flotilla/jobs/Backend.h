@@ -104,6 +104,17 @@ struct BackendOptions {
 // tasks' descendants that outlived it); returns a sentence saying what, or "" for none.
 std::string kill_campaign_leftovers(const std::string& tag);
 
+// A setting a backend declares ("resources.partition"), with its default and its --help text.
+struct BackendSetting {
+  std::string_view key;
+  std::string_view default_value;  // empty: none
+  std::string_view help;
+};
+// Every registered backend's settings, in registry order (local, mpi, slurm).
+std::vector<BackendSetting> backend_settings();
+// Whether the backend renders job scripts (Slurm): values that reach one must be #SBATCH-safe.
+bool backend_renders_job_scripts(std::string_view name);
+
 // Throws std::invalid_argument naming the known backends for an unknown name.
 std::unique_ptr<Backend> make_backend(const BackendOptions& options);
 std::vector<std::string_view> backend_names();

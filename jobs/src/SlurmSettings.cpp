@@ -1,0 +1,44 @@
+// SlurmSettings.cpp — the settings of the Slurm backend ([resources] and its per-stage sections
+// [resources.explore] / [resources.evaluate], docs/slurm.md), declared next to the backend.
+#include "SlurmBackend.h"
+
+namespace flotilla::jobs {
+
+// The settings of backend "slurm" (job shapes, the client, job folders, limits), declared here and registered with it (Backend.cpp):
+// the scheduler's one option table takes them for the INI reader, the command line and --help.
+const std::vector<BackendSetting>& slurm_backend_settings() {
+  static const std::vector<BackendSetting> settings = {
+      {"resources.partition", "", "slurm: partition (default: the cluster's default)"},
+      {"resources.nodes", "1", "slurm: nodes per job"},
+      {"resources.ranks_per_node", "2", "slurm: flotilla-worker ranks per node"},
+      {"resources.gpus_per_node", "0", "slurm: --gpus-per-node"},
+      {"resources.time_limit", "30m", "slurm: time limit per job"},
+      {"resources.account", "", "slurm: account to charge"},
+      {"resources.qos", "", "slurm: quality of service"},
+      {"resources.slurm_client", "api", "slurm: submit through libslurm (api) or the sbatch command"},
+      {"resources.slurm_start", "batch",
+       "slurm: batch (every job a batch job), or allocate (a job with free nodes is allocated at once and its "
+       "script run from this host, without Slurm's up to 1 s wait for a batch job; api client only)"},
+      {"resources.jobs_dir", "", "slurm: where job scripts, manifests and job results go "
+                                               "(default: RESULTS.jobs beside the results file)"},
+      {"resources.max_submit_jobs", "0",
+       "slurm: the user's pending and running jobs allowed at once, as the site's MaxSubmitJobs (0 = no limit)"},
+      // Per-stage allocations: [resources.explore] / [resources.evaluate] override the keys above
+      // for that stage's jobs (docs/slurm.md).
+      {"resources.explore.partition", "", "slurm: partition of explore jobs"},
+      {"resources.explore.nodes", "", "slurm: nodes per explore job"},
+      {"resources.explore.ranks_per_node", "", "slurm: worker ranks per node in explore jobs"},
+      {"resources.explore.gpus_per_node", "", "slurm: --gpus-per-node of explore jobs"},
+      {"resources.explore.time_limit", "", "slurm: time limit per explore job"},
+      {"resources.explore.qos", "", "slurm: quality of service of explore jobs"},
+      {"resources.evaluate.partition", "", "slurm: partition of evaluate jobs"},
+      {"resources.evaluate.nodes", "", "slurm: nodes per evaluate job"},
+      {"resources.evaluate.ranks_per_node", "", "slurm: worker ranks per node in evaluate jobs"},
+      {"resources.evaluate.gpus_per_node", "", "slurm: --gpus-per-node of evaluate jobs"},
+      {"resources.evaluate.time_limit", "", "slurm: time limit per evaluate job"},
+      {"resources.evaluate.qos", "", "slurm: quality of service of evaluate jobs"},
+  };
+  return settings;
+}
+
+}  // namespace flotilla::jobs
