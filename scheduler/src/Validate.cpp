@@ -400,7 +400,7 @@ Settings validate(RawValues raw, const std::string& display) {
   read_suite(r, s);
   read_stages(r, s);
   s.strategy = registered(r, "search.strategy", search::strategy_names());
-  s.budget = static_cast<std::size_t>(r.integer("search.budget", 1, 100'000'000));
+  s.budget = static_cast<std::size_t>(r.integer("search.budget", 0, 100'000'000));  // 0: the baseline alone
   s.batch = static_cast<std::size_t>(r.integer("search.batch", 1, 1'000'000));
   s.backend = registered(r, "resources.backend", jobs::backend_names());
   s.slots = static_cast<unsigned>(r.integer("resources.slots", 0, 4096));
