@@ -80,10 +80,16 @@ RecordedSpace build(const std::string& name, const std::vector<std::string>& col
   for (std::size_t c = 0; c < columns.size(); ++c) {
     if (!is_identifier(columns[c]))
       throw ReplayError(fmt::format("{}: column '{}' is not a parameter name (letters, digits and _)", name, columns[c]));
+    if (std::find(columns.begin(), columns.begin() + static_cast<long>(c), columns[c]) != columns.begin() + static_cast<long>(c))
+      throw ReplayError(fmt::format("{}: column '{}' appears twice", name, columns[c]));
     std::vector<std::string> distinct;
     for (const auto& row : rows)
       if (std::find(distinct.begin(), distinct.end(), row.fields[c]) == distinct.end()) distinct.push_back(row.fields[c]);
-    space.add_parameter(typed_parameter(columns[c], distinct, name));
+    try {
+      space.add_parameter(typed_parameter(columns[c], distinct, name));
+    } catch (const SpaceError& e) {  // a recorded file is outside input: its errors are ReplayErrors
+      throw ReplayError(fmt::format("{}: {}", name, e.what()));
+    }
   }
   auto table = std::make_shared<RecordedSpace::Table>();
   std::unordered_map<Configuration, const Row*, ConfigurationHash> first;

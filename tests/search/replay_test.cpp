@@ -76,6 +76,9 @@ TEST(RecordedCsv, ErrorsNameFileLineAndField) {
   EXPECT_EQ(csv_error("a,time\n"), "s.csv: no configurations recorded");
   EXPECT_EQ(csv_error("tile size,time\n1,2\n"), "s.csv: column 'tile size' is not a parameter name (letters, digits and _)");
   EXPECT_EQ(csv_error("a,time\n,2\n"), "s.csv:2: field 'a' is empty");
+  // Found by fuzz_recorded_space (tests/fuzz/fuzz_recorded_space/regressions/duplicate_column.csv):
+  // a repeated column escaped as a SpaceError, which `flotilla replay` does not expect.
+  EXPECT_EQ(csv_error("a,b,a,time\n1,2,3,4\n"), "s.csv: column 'a' appears twice");
 }
 
 TEST(RecordedCache, KernelTunerCacheWithFailuresAndFixedParameters) {
