@@ -4,8 +4,9 @@
 //   job.h5    a worker job file: 2 ranks, 3 records (metrics, a failure with reason and output)
 //   tests.h5  a schema-2 campaign file with every table: candidates, trials with metrics,
 //             events, estimates, a confirmation, and a test suite with two candidates' outcomes
-// Usage: make_seeds OUTPUT_DIR (built in FLOTILLA_FUZZ builds; the seeds are committed in
-// tests/fuzz/fuzz_{job_file,store}/corpus/ and this only says how they were made).
+// Usage: make_seeds OUTPUT_DIR. FLOTILLA_FUZZ builds run it at build time into
+// BUILD/tests/fuzz/h5_seeds (target fuzz_h5_seeds; *.h5 files are not committed), so the seeds
+// always have the schema of the build's own writers.
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
