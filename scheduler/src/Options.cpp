@@ -50,7 +50,8 @@ const std::vector<OptionDecl>& option_table() {
        "ctest (a ctest command line, e.g. 'ctest --test-dir build'; shards by test number), "
        "files (one command per shard over {files}, a list of files from evaluate.files), junit or tap (the "
        "command writes {report})"},
-      {"evaluate.files", "", false, false, "suite = files: glob of the test files, relative to the working directory"},
+      {"evaluate.files", "", false, false, "suite = files: the test files, relative to the working directory: glob patterns separated by blanks, ** for any "
+       "number of directories, @LIST for a file of one path a line"},
       {"evaluate.list", "", false, false,
        "suite = junit or tap: a command that prints the test names, one a line, before the shards run, so a test the "
        "shards do not report is caught as not run; none accepts the reports as complete"},

@@ -21,6 +21,7 @@
 #include "flotilla/jobs/Command.h"
 #include "flotilla/jobs/Subprocess.h"
 #include "flotilla/scheduler/Planning.h"
+#include "flotilla/suites/FilePatterns.h"
 #include "flotilla/suites/Reports.h"
 
 extern char** environ;
@@ -150,26 +151,62 @@ static void write_ctest_selection(const fs::path& path, const std::vector<std::i
   write_atomically(path, text + "\n");
 }
 
-// evaluate.files, expanded once, sorted, as absolute paths (jobs may run in another directory).
+// evaluate.files, expanded once, sorted, without duplicates, as absolute paths (jobs may run in
+// another directory): glob(3) patterns, recursive `**` patterns and @LIST files
+// (suites/FilePatterns.h). A pattern or list that gives no file is an error naming it.
 std::vector<std::string> SuiteStage::test_files() {
   if (m_files) return *m_files;
-  glob_t found{};
-  const int rc = ::glob(m_s.suite_files.c_str(), 0, nullptr, &found);
-  std::vector<std::string> files;
-  for (std::size_t i = 0; rc == 0 && i < found.gl_pathc; ++i) files.push_back(fs::absolute(found.gl_pathv[i]).string());
-  globfree(&found);
+  const std::string config = m_s.config_path.filename().string();
+  const auto nothing = [&](const std::string& what) {
+    return ConfigError(fmt::format("{}: [evaluate] files: {} matches no file (relative to {})", config, what,
+                                   fs::current_path().string()));
+  };
+  std::set<std::string> files;
+  for (const auto& pattern : suites::split_file_patterns(m_s.suite_files)) {
+    std::size_t before = files.size();
+    if (pattern.starts_with('@')) {
+      const fs::path list = pattern.substr(1);
+      if (!fs::is_regular_file(list))
+        throw ConfigError(fmt::format("{}: [evaluate] files: list file '{}' does not exist (relative to {})", config,
+                                      list.string(), fs::current_path().string()));
+      const auto entries = suites::parse_file_list(read_text(list));
+      for (std::size_t i = 0; i < entries.size(); ++i) {
+        if (!fs::is_regular_file(entries[i]))
+          throw ConfigError(fmt::format("{}: [evaluate] files: {}: '{}' is not a file (relative to {})", config,
+                                        list.string(), entries[i], fs::current_path().string()));
+        files.insert(fs::absolute(entries[i]).lexically_normal().string());
+      }
+      if (entries.empty()) throw nothing("list '" + list.string() + "' (empty)");
+      continue;
+    }
+    if (pattern.find("**") != std::string::npos) {
+      const fs::path root = suites::literal_root(pattern);
+      std::error_code ec;
+      for (fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
+           !ec && it != end; it.increment(ec)) {
+        if (!it->is_regular_file()) continue;
+        // Matched as the pattern was written: relative to the working directory, or absolute.
+        const fs::path shown = pattern.starts_with('/') ? it->path() : it->path().lexically_normal();
+        if (suites::matches_path_pattern(pattern, shown.string()))
+          files.insert(fs::absolute(it->path()).lexically_normal().string());
+      }
+    } else {
+      glob_t found{};
+      const int rc = ::glob(pattern.c_str(), 0, nullptr, &found);
+      for (std::size_t i = 0; rc == 0 && i < found.gl_pathc; ++i)
+        if (fs::is_regular_file(found.gl_pathv[i])) files.insert(fs::absolute(found.gl_pathv[i]).lexically_normal().string());
+      globfree(&found);
+    }
+    if (files.size() == before) throw nothing("'" + pattern + "'");
+  }
+  if (files.empty()) throw nothing("'" + m_s.suite_files + "'");
   // A shard's list holds one file a line: a name with a newline would become two entries.
   for (const auto& file : files)
     if (file.find_first_of("\n\r") != std::string::npos)
       throw ConfigError(fmt::format("{}: [evaluate] files: '{}' matches a file whose name holds a line break ('{}'): "
                                     "a shard's list holds one file a line; rename it or narrow the pattern",
-                                    m_s.config_path.filename().string(), m_s.suite_files,
-                                    fmt::join(suites_split_lines(file), "\\n")));
-  if (files.empty())
-    throw ConfigError(fmt::format("{}: [evaluate] files: '{}' matches no file (relative to {})",
-                                  m_s.config_path.filename().string(), m_s.suite_files, fs::current_path().string()));
-  std::sort(files.begin(), files.end());
-  m_files = std::move(files);
+                                    config, m_s.suite_files, fmt::join(suites_split_lines(file), "\\n")));
+  m_files = std::vector<std::string>(files.begin(), files.end());
   return *m_files;
 }
 

@@ -401,6 +401,9 @@ Settings validate(RawValues raw, const std::string& display) {
   read_stages(r, s);
   s.strategy = registered(r, "search.strategy", search::strategy_names());
   s.budget = static_cast<std::size_t>(r.integer("search.budget", 0, 100'000'000));  // 0: the baseline alone
+  if (s.budget == 0 && !s.baseline)
+    bad(*r.one("search.budget"), "search.budget",
+        "verifies the baseline alone, but [intent] baseline is not set: name the configuration to verify");
   s.batch = static_cast<std::size_t>(r.integer("search.batch", 1, 1'000'000));
   s.backend = registered(r, "resources.backend", jobs::backend_names());
   s.slots = static_cast<unsigned>(r.integer("resources.slots", 0, 4096));

@@ -199,6 +199,29 @@ def files():
     check(reason == "test gate: 1 of 3 tests failed (0 fail, 0 error, 0 timeout, 1 not run): corpus_ok/part1.test "
                     "(not_run)", f"skip a file: {reason}")
 
+    # Several patterns, a recursive ** and a @LIST file, one test per file, each file once
+    # (corpus_deep/x/y/part3.test is matched by ** and named in the list too).
+    deep = os.path.join(WORK, "corpus_deep", "x", "y")
+    os.makedirs(deep, exist_ok=True)
+    with open(os.path.join(deep, "part3.test"), "w") as f:
+        f.write("add3: 3 + 1 = 4\n")
+    with open(os.path.join(WORK, "corpus_deep", "top.test"), "w") as f:
+        f.write("add4: 4 + 1 = 5\n")
+    with open(os.path.join(WORK, "more.list"), "w") as f:
+        f.write("# the deep one again, and one of corpus_ok\ncorpus_deep/x/y/part3.test\ncorpus_ok/part0.test\n")
+    results = os.path.join(WORK, "suite_files_patterns.h5")
+    run("run", FILES_INI, f"--campaign.results={results}", f"--evaluate.command={CORPUS_CHECK} {{files}} {{report}}",
+        "--evaluate.files=corpus_deep/**/*.test corpus_ok/part2.test @more.list", "--evaluate.shards=2",
+        "--search.budget=1", "--no-live")
+    t = tests(results, 0)
+    check(t["summary"]["total"] == 4 and t["summary"]["pass"] == 4, f"patterns: {t['summary']}")
+    bad = run("run", FILES_INI, f"--campaign.results={results}.bad.h5", "--evaluate.files=corpus_deep/**/*.nothing",
+              "--no-live", expect=1)
+    check("[evaluate] files: 'corpus_deep/**/*.nothing' matches no file" in bad.stderr, bad.stderr)
+    alone = run("run", FILES_INI, f"--campaign.results={results}.alone.h5", "--search.budget=0", "--no-live", expect=1)
+    check("[search] budget: '0' verifies the baseline alone, but [intent] baseline is not set" in alone.stderr,
+          alone.stderr)
+
 
 def gates():
     """A variant that fixes the baseline's failure and drops a passing test is a regression."""

@@ -2,6 +2,7 @@
 // recorded text, their exact error messages, the sharding invariants, and the assembly of shard
 // reports and re-runs into outcome bytes.
 #include <flotilla/suites/Assemble.h>
+#include <flotilla/suites/FilePatterns.h>
 #include <flotilla/suites/Reports.h>
 #include <flotilla/suites/Sharding.h>
 #include <gtest/gtest.h>
@@ -168,6 +169,26 @@ TEST(Reports, NumberBeyondADoubleIsNotJson) {
             "r.json: not JSON: [json.exception.out_of_range.406] number overflow parsing '1e999'");
   EXPECT_EQ(error_of([] { parse_ctest_list(R"({"tests": [{"name": "a", "x": -1e400}]})", "ctest.json"); }),
             "ctest.json: not JSON: [json.exception.out_of_range.406] number overflow parsing '-1e400'");
+}
+
+TEST(FilePatterns, SplitMatchRootAndLists) {
+  EXPECT_EQ(split_file_patterns("  a/*.test\tb/**/*.t  @l.txt "),
+            (std::vector<std::string>{"a/*.test", "b/**/*.t", "@l.txt"}));
+  EXPECT_TRUE(matches_path_pattern("corpus/**/*.test", "corpus/x.test"));       // ** as zero directories
+  EXPECT_TRUE(matches_path_pattern("corpus/**/*.test", "corpus/a/b/c/x.test"));
+  EXPECT_TRUE(matches_path_pattern("./corpus/**/*.test", "corpus/a/x.test"));
+  EXPECT_FALSE(matches_path_pattern("corpus/**/*.test", "corpus/a/x.txt"));
+  EXPECT_FALSE(matches_path_pattern("corpus/**/*.test", "other/a/x.test"));
+  EXPECT_FALSE(matches_path_pattern("corpus/*.test", "corpus/a/x.test"));       // * stays in its segment
+  EXPECT_FALSE(matches_path_pattern("corpus/**/*.test", "corpus/.hidden/x.test") &&
+               matches_path_pattern("corpus/*/x.test", "corpus/.hidden/x.test"));  // dot files only by name
+  EXPECT_TRUE(matches_path_pattern("**/x.test", "a/b/x.test"));
+  EXPECT_TRUE(matches_path_pattern("a/**/b/**/c", "a/1/b/2/3/c"));
+  EXPECT_FALSE(matches_path_pattern("a/**/b/**/c", "a/1/2/3/c"));
+  EXPECT_EQ(literal_root("corpus/sub/**/*.test"), "corpus/sub");
+  EXPECT_EQ(literal_root("**/*.test"), ".");
+  EXPECT_EQ(literal_root("/data/c*/**/x"), "/data");
+  EXPECT_EQ(parse_file_list("a.test\n\n# comment\n  b c.test \r\n"), (std::vector<std::string>{"a.test", "b c.test"}));
 }
 
 TEST(Sharding, KindsByName) {
