@@ -80,7 +80,8 @@ std::optional<KernelTask> kernel_task_of(const std::vector<std::string>& argv) {
 ManifestTask to_manifest_task(const TaskSpec& spec) {
   ManifestTask task{spec.id, spec.attempt, {}};
   std::optional<KernelTask> kernel;
-  if (spec.env.empty() && spec.workdir.empty()) kernel = kernel_task_of(spec.argv);
+  // A kernel run in-process touches no file, so the working directory does not matter to it.
+  if (spec.env.empty()) kernel = kernel_task_of(spec.argv);
   if (kernel) {
     kernel->timeout = spec.timeout;
     kernel->objective = spec.objective;

@@ -473,7 +473,7 @@ class CampaignRunner {
   // Submits the tasks and records their results until each has come back.
   void run_tasks(int round, const char* phase, std::vector<jobs::TaskSpec> specs) {
     if (specs.empty()) return;
-    m_backend->submit(std::move(specs));
+    submit(std::move(specs));
     while (m_backend->queued() + m_backend->running() > 0) {
       if (g_stop || stop_requested()) {
         // A signal: work that outlives us (Slurm jobs) is left running, unless asked otherwise;
@@ -523,8 +523,41 @@ class CampaignRunner {
                           .resources = bench ? "explore" : "evaluate",
                           .after = bench ? "" : "explore",
                           .array_index = bench ? -1 : index};
+    spec.env = render_env(bench ? m_s.explore_env : m_s.evaluate_env, values);
     if (!bench && m_suite.active()) m_suite.finish_shard_task(spec, id, index, attempt);
     return spec;
+  }
+
+  // [explore] env / [evaluate] env with the task's values: NAME=VALUE pairs, no shell.
+  static std::vector<std::pair<std::string, std::string>> render_env(
+      const std::vector<std::pair<std::string, std::string>>& env,
+      const std::map<std::string, std::string, std::less<>>& values) {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& [name, value] : env) {
+      std::string text;
+      for (const auto& word : jobs::render_argv(value, values)) text += (text.empty() ? "" : " ") + word;
+      out.emplace_back(name, std::move(text));
+    }
+    return out;
+  }
+
+  // A benchmark command with its [explore] env in front, through env(1): a confirmation runs the
+  // candidate's and the baseline's commands in one task, each with its own values.
+  std::vector<std::string> with_env(std::vector<std::string> argv, std::int64_t id) const {
+    if (m_s.explore_env.empty()) return argv;
+    std::vector<std::string> out{"env"};
+    for (const auto& [name, value] : render_env(m_s.explore_env, task_values(id, results::TrialKind::explore, 0)))
+      out.push_back(name + "=" + value);
+    out.insert(out.end(), argv.begin(), argv.end());
+    return out;
+  }
+
+  // Every task runs in the campaign's working directory, on every backend (a Slurm job's ranks
+  // start in the job's folder).
+  void submit(std::vector<jobs::TaskSpec> specs) {
+    for (auto& spec : specs)
+      if (spec.workdir.empty()) spec.workdir = m_s.workdir;
+    m_backend->submit(std::move(specs));
   }
 
   // A confirmation is one task (flotilla-pairs): the candidate's and the baseline's benchmark
@@ -532,8 +565,9 @@ class CampaignRunner {
   // mpi and Slurm), stopping at the first look that decides.
   jobs::TaskSpec make_confirm_task(std::int64_t id, int attempt) {
     const auto reference = *baseline_id();
-    auto candidate = jobs::render_argv(m_s.explore_command, task_values(id, results::TrialKind::explore, 0));
-    auto baseline = jobs::render_argv(m_s.explore_command, task_values(reference, results::TrialKind::explore, 0));
+    auto candidate = with_env(jobs::render_argv(m_s.explore_command, task_values(id, results::TrialKind::explore, 0)), id);
+    auto baseline = with_env(
+        jobs::render_argv(m_s.explore_command, task_values(reference, results::TrialKind::explore, 0)), reference);
     std::vector<std::string> argv = {"flotilla-pairs",
                                      "--objective", m_s.objective,
                                      "--direction", m_s.maximize ? "maximize" : "minimize",
@@ -697,7 +731,7 @@ class CampaignRunner {
     m_store->add_event({now_seconds(), "task_requeued",
                         fmt::format("candidate {} {} {} attempt {}: {}", key.candidate, results::to_string(key.kind),
                                     key.index, spec.attempt, r.reason)});
-    m_backend->submit({std::move(spec)});
+    submit({std::move(spec)});
   }
 
   ProgressState progress(int round, const char* phase) const {

@@ -16,6 +16,9 @@ const std::vector<OptionDecl>& option_table() {
       {"campaign.name", "", false, false, "campaign name (default: the config file's name without .ini)"},
       {"campaign.results", "", false, false, "HDF5 results file (default: NAME.h5 in the working directory)"},
       {"campaign.seed", "1", false, false, "seed of every random choice"},
+      {"campaign.workdir", "", false, false,
+       "where every task runs, on every backend, and what relative paths in commands mean (default: the directory "
+       "`flotilla run` is started in); on Slurm it must be on a file system the nodes share"},
       {"intent.objective", "", true, false, "metric to optimise, as printed by the explore command"},
       {"intent.direction", "maximize", false, false, "maximize or minimize"},
       {"intent.baseline", "", false, false, "reference configuration, e.g. 'tile_x=32 tile_y=8'"},
@@ -31,6 +34,9 @@ const std::vector<OptionDecl>& option_table() {
       {"space.param", "", true, true, "NAME: int|real|enum|ordinal: VALUES (repeatable)"},
       {"space.constraint", "", false, true, "expression over parameters that must hold (repeatable)"},
       {"explore.command", "", true, false, "benchmark command; {param} is replaced by its value"},
+      {"explore.env", "", false, true,
+       "NAME=VALUE set in the benchmark's environment; VALUE is a template like the command's ({param}); no shell "
+       "(repeatable)"},
       {"explore.repeats", "3", false, false, "benchmark runs per candidate (the median counts)"},
       {"explore.max_repeats", "auto", false, false,
        "adaptive repeats: a candidate whose interval still contains the incumbent's objective gets `repeats` more "
@@ -41,6 +47,7 @@ const std::vector<OptionDecl>& option_table() {
       {"explore.warmup", "0", false, false,
        "runs of each candidate before its repeats (and of each side before a confirmation), recorded and never counted"},
       {"evaluate.command", "", false, false, "verification command per shard; also gets {shard} and {shards}"},
+      {"evaluate.env", "", false, true, "NAME=VALUE set in the verification's environment, as explore.env (repeatable)"},
       {"evaluate.shards", "1", false, false, "test shards per candidate; all must pass"},
       {"evaluate.timeout", "60s", false, false, "per-shard limit"},
       {"evaluate.gate", "top 3 per round", false, false, "which candidates are verified: 'top K per round' or 'all'"},

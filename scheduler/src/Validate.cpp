@@ -1,6 +1,7 @@
 // Validate.cpp — turns raw (value, where) pairs into typed Settings with located errors.
 #include <charconv>
 #include <algorithm>
+#include <set>
 #include <cmath>
 #include <cctype>
 #include <cstdio>
@@ -142,6 +143,38 @@ void check_command(Reader& r, const Settings& s, std::string_view key, std::vect
   } catch (const jobs::CommandError& e) {
     throw ConfigError(fmt::format("{}: [{}] {}: {}", raw->where, key.substr(0, dot), key.substr(dot + 1), e.what()));
   }
+}
+
+// [explore] env / [evaluate] env: NAME=TEMPLATE lines, the template checked as the command is.
+std::vector<std::pair<std::string, std::string>> read_env(Reader& r, const Settings& s, std::string_view key,
+                                                          std::vector<std::string> known) {
+  for (const auto& p : s.space.parameters()) known.push_back(p.name);
+  std::sort(known.begin(), known.end());
+  const auto dot = key.find('.');
+  std::vector<std::pair<std::string, std::string>> env;
+  std::set<std::string> names;
+  for (const auto& raw : r.all(key)) {
+    const auto fail = [&](const std::string& what) {
+      throw ConfigError(fmt::format("{}: [{}] {}: '{}' {}", raw.where, key.substr(0, dot), key.substr(dot + 1), raw.value, what));
+    };
+    const auto eq = raw.value.find('=');
+    if (eq == std::string::npos || eq == 0) fail("is not NAME=VALUE");
+    const std::string name = raw.value.substr(0, eq), value = raw.value.substr(eq + 1);
+    if (!std::isalpha(static_cast<unsigned char>(name[0])) && name[0] != '_') fail("does not start with a variable name");
+    for (char c : name)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') fail("does not start with a variable name");
+    if (name.starts_with("FLOTILLA_")) fail("sets a variable flotilla sets itself (FLOTILLA_*)");
+    if (!names.insert(name).second) fail("sets " + name + " a second time");
+    try {
+      for (const auto& used : jobs::placeholders(value))
+        if (!std::binary_search(known.begin(), known.end(), used))
+          throw jobs::CommandError(fmt::format("unknown placeholder {{{}}} (known: {})", used, fmt::join(known, ", ")));
+    } catch (const jobs::CommandError& e) {
+      fail(e.what());
+    }
+    env.emplace_back(name, value);
+  }
+  return env;
 }
 
 // [evaluate] suite, files, report, require, rerun_failures, and the placeholders each suite kind
@@ -397,6 +430,15 @@ Settings validate(RawValues raw, const std::string& display) {
   s.evaluate_timeout = r.duration("evaluate.timeout");
   s.gate = read_gate(r);
   check_command(r, s, "explore.command", {"candidate", "repeat"});
+  s.explore_env = read_env(r, s, "explore.env", {"candidate", "repeat"});
+  s.evaluate_env = read_env(r, s, "evaluate.env", {"candidate", "shard", "shards"});
+  {
+    auto* workdir = r.one("campaign.workdir");
+    s.workdir = std::filesystem::absolute(workdir ? std::filesystem::path(workdir->value) : std::filesystem::current_path())
+                    .lexically_normal();
+    if (!std::filesystem::is_directory(s.workdir))
+      bad(*workdir, "campaign.workdir", "is not a directory");
+  }
   read_suite(r, s);
   read_stages(r, s);
   s.strategy = registered(r, "search.strategy", search::strategy_names());

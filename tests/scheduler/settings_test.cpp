@@ -97,7 +97,7 @@ TEST_F(SettingsTest, ErrorsNameFileLineSectionAndKey) {
   EXPECT_EQ(error_of(replace(kValid, "tile_x: int: 8,16,32,64", "tile_x: int: 8..x")),
             std::string(f) + ":9: [space] param 'tile_x': '8..x' is not an integer range");
   EXPECT_EQ(error_of(replace(kValid, "budget = 12", "budget = abc")),
-            std::string(f) + ":21: [search] budget: 'abc' is not a positive integer");
+            std::string(f) + ":21: [search] budget: 'abc' is not a non-negative integer");
   EXPECT_EQ(error_of(replace(kValid, "budget = 12", "budgett = 12")),
             std::string(f) + ":21: [search] unknown key 'budgett' (known: strategy, budget, batch)");
   EXPECT_EQ(error_of(replace(kValid, "[search]", "[serch]")), std::string(f) + ":21: unknown section [serch]");
@@ -124,8 +124,25 @@ TEST_F(SettingsTest, RegistryNamesAreChecked) {
             "flotilla_settings_test.ini:24: [resources] backend: 'pbs' is not one of: local, mpi, slurm");
 }
 
+// [explore] env / [evaluate] env (templates, no shell) and the working directory every task runs in.
+TEST_F(SettingsTest, EnvironmentAndWorkingDirectory) {
+  auto s = load_settings(write(kValid), {"--explore.env=OMP_NUM_THREADS={tile_x}", "--evaluate.env=SHARD_OF={shard}/{shards}"});
+  EXPECT_EQ(s.explore_env, (std::vector<std::pair<std::string, std::string>>{{"OMP_NUM_THREADS", "{tile_x}"}}));
+  EXPECT_EQ(s.evaluate_env, (std::vector<std::pair<std::string, std::string>>{{"SHARD_OF", "{shard}/{shards}"}}));
+  EXPECT_EQ(s.workdir, std::filesystem::current_path().lexically_normal());
+  EXPECT_EQ(load_settings(write(kValid), {"--campaign.workdir=/tmp"}).workdir, "/tmp");
+  EXPECT_EQ(error_of(kValid, {"--explore.env=1X=2"}), "command line: [explore] env: '1X=2' does not start with a variable name");
+  EXPECT_EQ(error_of(kValid, {"--explore.env=NOEQUALS"}), "command line: [explore] env: 'NOEQUALS' is not NAME=VALUE");
+  EXPECT_EQ(error_of(kValid, {"--explore.env=A={nope}"}).substr(0, 68),
+            "command line: [explore] env: 'A={nope}' unknown placeholder {nope} (");
+  EXPECT_EQ(error_of(kValid, {"--explore.env=FLOTILLA_TASK=1"}),
+            "command line: [explore] env: 'FLOTILLA_TASK=1' sets a variable flotilla sets itself (FLOTILLA_*)");
+  EXPECT_EQ(error_of(kValid, {"--campaign.workdir=/nonexistent-flotilla"}),
+            "command line: [campaign] workdir: '/nonexistent-flotilla' is not a directory");
+}
+
 TEST_F(SettingsTest, CommandLineErrors) {
-  EXPECT_EQ(error_of(kValid, {"--search.budget=-1"}), "command line: [search] budget: '-1' is not a positive integer");
+  EXPECT_EQ(error_of(kValid, {"--search.budget=-1"}), "command line: [search] budget: '-1' is not a non-negative integer");
   EXPECT_EQ(error_of(kValid, {"--search.budgett=1"}), "command line: unknown option '--search.budgett=1'");
 }
 

@@ -43,6 +43,9 @@ struct Settings {
 
   std::string name;
   std::filesystem::path results;
+  std::filesystem::path workdir;  // absolute: where every task runs (campaign.workdir, else where flotilla started)
+  // [explore] env / [evaluate] env: NAME and VALUE template of each, in order.
+  std::vector<std::pair<std::string, std::string>> explore_env, evaluate_env;
   std::uint64_t seed = 1;
 
   std::string objective;
