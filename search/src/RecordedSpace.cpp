@@ -231,7 +231,9 @@ RecordedSpace parse_kernel_tuner_cache(std::string_view text, const std::string&
     Row row{.where = where};
     if (value.is_number()) {
       row.value = value.get<double>();
-      if (!std::isfinite(*row.value)) row.value.reset();
+      // Kernel Tuner before 1.0 marked a failed configuration with the time 1e20 (its
+      // sys.float_info.max-like sentinel), not with a string: a failure, not a real time.
+      if (!std::isfinite(*row.value) || *row.value >= 1e20) row.value.reset();
     } else if (!value.is_string()) {
       throw ReplayError(fmt::format("{}: field '{}': {} is neither a number nor a failure", where, objective, value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
     }

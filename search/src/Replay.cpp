@@ -3,6 +3,7 @@
 // The loop is the campaign's, minus the hardware: ask a batch (never more than the budget
 // left), look every configuration up, tell the strategy, record the best so far. Repeat r
 // uses the seed mix_seed(seed, r), so one seed fixes every repeat.
+#include <ctime>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -13,6 +14,14 @@
 #include "flotilla/search/Replay.h"
 #include "flotilla/search/Strategy.h"
 #include "Rng.h"
+
+namespace {
+double thread_cpu_seconds() {
+  timespec t{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+}  // namespace
 
 namespace flotilla::search {
 
@@ -27,10 +36,16 @@ ReplayResult replay(const RecordedSpace& recorded, const ReplayOptions& options)
     auto strategy = make_strategy({.name = options.strategy, .seed = run.seed, .maximize = recorded.maximize()}, recorded.space());
     double best = worst;
     while (run.best.size() < options.budget) {
+      const double cpu_before = thread_cpu_seconds();
       auto batch = strategy->ask(std::min(std::max<std::size_t>(options.batch, 1), options.budget - run.best.size()));
+      ++run.asks;
+      run.ask_cpu_seconds += thread_cpu_seconds() - cpu_before;
       for (const auto& config : batch) {
         auto value = recorded.objective(config);
+        if (!value) ++run.failures;
+        const double tell_before = thread_cpu_seconds();
         strategy->tell(config, value);
+        run.ask_cpu_seconds += thread_cpu_seconds() - tell_before;
         if (value && (recorded.maximize() ? *value > best : *value < best)) best = *value;
         run.best.push_back(best);
       }
@@ -74,7 +89,12 @@ ReplayStats ratio_stats(const ReplayResult& result, std::size_t evaluations) {
   if (ratios.empty()) return {};
   double sum = 0;
   for (double r : ratios) sum += r;
-  return {quantile(ratios, 0.5), quantile(ratios, 0.25), quantile(ratios, 0.75), sum / static_cast<double>(ratios.size())};
+  return {.median = quantile(ratios, 0.5),
+          .p25 = quantile(ratios, 0.25),
+          .p75 = quantile(ratios, 0.75),
+          .mean = sum / static_cast<double>(ratios.size()),
+          .p90 = quantile(ratios, 0.9),
+          .without_valid = static_cast<std::size_t>(std::count_if(ratios.begin(), ratios.end(), [](double r) { return std::isinf(r); }))};
 }
 
 std::optional<double> median_evaluations_to(const ReplayResult& result, double tolerance, std::size_t* reached) {
@@ -99,7 +119,11 @@ std::string replay_text(const RecordedSpace& recorded, const ReplayResult& resul
   text += fmt::format("objective  {} ({}); optimum {} at {}\n", recorded.objective_name(),
                       recorded.maximize() ? "maximize" : "minimize", result.optimum, recorded.space().to_text(recorded.optimum_config()));
   text += fmt::format("strategy   {} · budget {} · batch {} · {} repeats · seed {}\n", o.strategy, budget, o.batch, o.repeats, o.seed);
-  text += fmt::format("best/opt   median {:.4f}  (p25 {:.4f}, p75 {:.4f}, mean {:.4f})\n", stats.median, stats.p25, stats.p75, stats.mean);
+  text += fmt::format("best/opt   median {:.4f}  (p25 {:.4f}, p75 {:.4f}, worst decile {:.4f}, mean {:.4f})\n", stats.median,
+                      stats.p25, stats.p75, stats.p90, stats.mean);
+  if (stats.without_valid > 0)
+    text += fmt::format("note       {} of {} repeats found no valid configuration within the budget (their ratio is inf)\n",
+                        stats.without_valid, result.runs.size());
   for (double tolerance : {0.05, 0.01}) {
     std::size_t reached = 0;
     auto median = median_evaluations_to(result, tolerance, &reached);
@@ -130,12 +154,42 @@ std::string replay_json(const RecordedSpace& recorded, const ReplayResult& resul
   j["batch"] = o.batch;
   j["repeats"] = o.repeats;
   j["seed"] = o.seed;
-  j["best_over_opt"] = {{"median", stats.median}, {"p25", stats.p25}, {"p75", stats.p75}, {"mean", stats.mean}};
+  // Every statistic a repeat without a valid configuration makes infinite is left out, and the
+  // count says why: no nulls.
+  nlohmann::ordered_json ratios;
+  for (auto [name, value] : {std::pair{"median", stats.median}, std::pair{"p25", stats.p25}, std::pair{"p75", stats.p75},
+                             std::pair{"p90", stats.p90}, std::pair{"mean", stats.mean}})
+    if (std::isfinite(value)) ratios[name] = value;
+  ratios["repeats_without_valid"] = stats.without_valid;
+  j["best_over_opt"] = ratios;
   for (auto [key, tolerance] : {std::pair{"evals_to_5pct", 0.05}, std::pair{"evals_to_1pct", 0.01}}) {
     std::size_t reached = 0;
     auto median = median_evaluations_to(result, tolerance, &reached);
-    j[key] = {{"median", median ? nlohmann::ordered_json(*median) : nlohmann::ordered_json(nullptr)}, {"reached", reached}};
+    nlohmann::ordered_json entry;
+    if (median) entry["median"] = *median;  // left out when fewer than half the repeats got there
+    entry["reached"] = reached;
+    j[key] = entry;
   }
+  nlohmann::ordered_json runs = nlohmann::ordered_json::array();
+  std::size_t asks = 0;
+  double cpu = 0;
+  for (const auto& run : result.runs) {
+    nlohmann::ordered_json r;
+    r["seed"] = run.seed;
+    r["evaluations"] = run.best.size();
+    r["failures"] = run.failures;
+    if (!run.best.empty() && std::isfinite(run.best.back())) {
+      r["best"] = run.best.back();
+      r["best_over_opt"] = result.ratio(run, run.best.size());
+    }
+    if (auto n = result.evaluations_to(run, 0.05)) r["evals_to_5pct"] = *n;
+    runs.push_back(r);
+    asks += run.asks;
+    cpu += run.ask_cpu_seconds;
+  }
+  j["per_repeat"] = runs;
+  // Timing, not a result: the only part of the output that differs between two equal runs.
+  j["cpu_ms_per_ask"] = asks > 0 ? 1000.0 * cpu / static_cast<double>(asks) : 0.0;
   j["exhausted"] = std::any_of(result.runs.begin(), result.runs.end(), [](const ReplayRun& r) { return r.exhausted; });
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }

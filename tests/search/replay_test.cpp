@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "flotilla/search/Replay.h"
 
@@ -130,7 +131,14 @@ TEST(Replay, DeterministicForASeedAndFailuresCostEvaluations) {
     EXPECT_EQ(a.runs[i].best, b.runs[i].best);
     EXPECT_EQ(a.runs[i].best.size(), 4u);  // failed configurations count too
   }
-  EXPECT_EQ(replay_json(r, a), replay_json(r, b));
+  // Equal but for the CPU time per ask, which is a measurement.
+  auto ja = nlohmann::json::parse(replay_json(r, a)), jb = nlohmann::json::parse(replay_json(r, b));
+  ASSERT_TRUE(ja.contains("cpu_ms_per_ask"));
+  ja.erase("cpu_ms_per_ask");
+  jb.erase("cpu_ms_per_ask");
+  EXPECT_EQ(ja, jb);
+  EXPECT_EQ(ja["per_repeat"].size(), 3u);
+  EXPECT_EQ(ja["per_repeat"][0]["evaluations"], 4);
   options.budget = 100;  // more than the 6 recorded: every one is evaluated, then the run ends
   auto all = replay(r, options);
   for (const auto& run : all.runs) {
@@ -156,4 +164,35 @@ TEST(Replay, RatiosAndEvaluationsToATolerance) {
   auto stats = ratio_stats(result, 5);
   EXPECT_DOUBLE_EQ(stats.median, 1.0);
   EXPECT_DOUBLE_EQ(stats.p75, 1.5);
+  EXPECT_EQ(stats.without_valid, 0u);
+}
+
+// A repeat that finds nothing valid makes mean and the upper quantiles infinite: the JSON leaves
+// them out and counts such repeats, never printing null.
+TEST(Replay, RepeatsWithoutAValidConfigurationAreCountedNotNull) {
+  ReplayResult result{.optimum = 2.0};
+  result.runs = {ReplayRun{.best = {2.0}}, ReplayRun{.best = {2.2}}, ReplayRun{.best = {INFINITY}}};
+  const auto stats = ratio_stats(result, 1);
+  EXPECT_EQ(stats.without_valid, 1u);
+  EXPECT_TRUE(std::isinf(stats.mean));
+  EXPECT_DOUBLE_EQ(stats.median, 1.1);
+  auto r = parse_csv_space(kCsv, "s.csv");
+  result.optimum = r.optimum();
+  const std::string json = replay_json(r, result);
+  EXPECT_EQ(json.find("null"), std::string::npos) << json;
+  const auto j = nlohmann::json::parse(json);
+  EXPECT_EQ(j["best_over_opt"]["repeats_without_valid"], 1);
+  EXPECT_FALSE(j["best_over_opt"].contains("mean"));
+  EXPECT_FALSE(j["per_repeat"][2].contains("best"));
+  EXPECT_NE(replay_text(r, result).find("1 of 3 repeats found no valid configuration"), std::string::npos);
+}
+
+// Kernel Tuner before 1.0 recorded a failed configuration as the time 1e20.
+TEST(Replay, OldKernelTunerFailureMarkerIsAFailure) {
+  const auto r = parse_kernel_tuner_cache(
+      R"({"tune_params": {"b": [1, 2, 3]}, "objective": "time", "cache": {
+          "1": {"b": 1, "time": 2.5}, "2": {"b": 2, "time": 1e20}, "3": {"b": 3, "time": 3.0}}})",
+      "old.json");
+  EXPECT_EQ(r.failures(), 1u);
+  EXPECT_EQ(r.optimum(), 2.5);
 }

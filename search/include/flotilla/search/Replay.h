@@ -82,6 +82,9 @@ struct ReplayRun {
   std::uint64_t seed = 0;
   std::vector<double> best;
   bool exhausted = false;  // the space ran out before the budget
+  std::size_t failures = 0;        // evaluations of configurations that failed
+  std::size_t asks = 0;            // strategy->ask calls
+  double ask_cpu_seconds = 0;      // CPU time in ask and tell (this thread), for the cost per ask
 };
 
 struct ReplayResult {
@@ -100,8 +103,12 @@ struct ReplayResult {
 ReplayResult replay(const RecordedSpace& recorded, const ReplayOptions& options);
 
 // Order statistics over repeats, as reported.
+// Over every repeat; a repeat that found nothing valid within the budget has ratio infinity, so
+// a statistic that reaches it is infinite (JSON leaves it out and says how many: no nulls).
 struct ReplayStats {
   double median = 0, p25 = 0, p75 = 0, mean = 0;
+  double p90 = 0;                      // the worst decile's edge: what an unlucky single campaign meets
+  std::size_t without_valid = 0;       // repeats that found no valid configuration
 };
 ReplayStats ratio_stats(const ReplayResult& result, std::size_t evaluations);
 // Median evaluations to within the tolerance over repeats, a repeat that never got there
