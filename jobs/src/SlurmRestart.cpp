@@ -57,15 +57,18 @@ void SlurmBackend::scan_earlier_jobs() {
       m_earlier_jobs[id] = std::move(job);
       continue;
     }
+    // Of several ended jobs' results for one task, the highest attempt's is kept (whatever order
+    // the folders are scanned in): it is the latest run of the task.
     for (auto& r : read_job_folder_results(job.dir))
-      if (r.status == TaskStatus::ok || r.status == TaskStatus::failed || r.status == TaskStatus::timeout)
-        m_earlier_results[r.id] = std::move(r);
-    // A task this ended job held but never finished (it was cancelled, or lost its node, while
-    // no scheduler watched) runs again as its next attempt: each submission of a task has an
-    // attempt of its own, so a late result of the old one is never taken for the new one.
+      if (r.status == TaskStatus::ok || r.status == TaskStatus::failed || r.status == TaskStatus::timeout) {
+        auto kept = m_earlier_results.find(r.id);
+        if (kept == m_earlier_results.end() || r.attempt > kept->second.attempt) m_earlier_results[r.id] = std::move(r);
+      }
+    // Every attempt an ended job held is used up: a task submitted again runs as a later attempt,
+    // so no (task, attempt) ever runs in two jobs, and a late result of the old attempt (ranks in
+    // KillWait) is never taken for the new one (the model's P6, docs/verification.md).
     for (const auto& task : read_manifest(job.dir / "manifest.json").tasks)
-      if (!m_earlier_results.contains(task.id))
-        m_next_attempt[task.id] = std::max(m_next_attempt[task.id], task.attempt + 1);
+      m_next_attempt[task.id] = std::max(m_next_attempt[task.id], task.attempt + 1);
   }
 }
 
@@ -115,13 +118,16 @@ JobPhase SlurmBackend::replayed_phase(const std::filesystem::path& dir) {
 }
 
 bool SlurmBackend::take_earlier_result(TaskSpec& spec) {
-  if (auto next = m_next_attempt.find(spec.id); next != m_next_attempt.end() && spec.attempt < next->second)
-    spec.attempt = next->second;  // the result comes back with it (TaskResult::attempt)
-  if (auto it = m_earlier_results.find(spec.id); it != m_earlier_results.end() && it->second.attempt == spec.attempt) {
+  // An ended earlier job's result is taken as it is, with its own attempt, whatever attempt the
+  // campaign resubmits the task at (docs/slurm.md): throwing it away would run the task again,
+  // at an attempt that already ran (the model's PROMISE_REATTACH, docs/verification.md).
+  if (auto it = m_earlier_results.find(spec.id); it != m_earlier_results.end()) {
     m_ready.push_back(std::move(it->second));
     m_earlier_results.erase(it);
     return true;
   }
+  if (auto next = m_next_attempt.find(spec.id); next != m_next_attempt.end() && spec.attempt < next->second)
+    spec.attempt = next->second;  // the result comes back with it (TaskResult::attempt)
   auto adopt = m_adoptable.find(spec.id);
   if (adopt == m_adoptable.end()) return false;
   auto& earlier = m_earlier_jobs[adopt->second];

@@ -475,24 +475,30 @@ class CampaignRunner {
     if (specs.empty()) return;
     submit(std::move(specs));
     while (m_backend->queued() + m_backend->running() > 0) {
-      if (g_stop || stop_requested()) {
-        // A signal: work that outlives us (Slurm jobs) is left running, unless asked otherwise;
-        // a stop request: `flotilla cancel` is cancelling the jobs itself, so the same.
-        const bool cancelled = !g_stop;
-        if (m_backend->capabilities().outlives_scheduler && !(g_stop && m_o.cancel_on_interrupt)) {
-          record(m_backend->collect(std::chrono::milliseconds(0)));  // what has come back is kept
-          m_detached = m_backend->detach();
-        } else {
-          m_backend->cancel_all();
-          while (m_backend->queued() + m_backend->running() > 0) record(m_backend->collect(std::chrono::milliseconds(200)));
-        }
-        if (cancelled) throw Cancelled{};
-        throw Interrupted{};
-      }
+      if (g_stop || stop_requested()) obey_stop();
       record(m_backend->collect(std::chrono::milliseconds(200)));
       m_progress.update(progress(round, phase));
     }
+    // A stop that came while the last collect ran: its lost results were dropped by record(),
+    // so the phase is not complete and must not be decided on (the model's FINAL_PHASE,
+    // docs/verification.md).
+    if (g_stop || stop_requested()) obey_stop();
     m_progress.update(progress(round, phase), true);
+  }
+
+  // A signal: work that outlives us (Slurm jobs) is left running, unless asked otherwise; a stop
+  // request: `flotilla cancel` is cancelling the jobs itself, so the same. Never returns.
+  [[noreturn]] void obey_stop() {
+    const bool cancelled = !g_stop;
+    if (m_backend->capabilities().outlives_scheduler && !(g_stop && m_o.cancel_on_interrupt)) {
+      record(m_backend->collect(std::chrono::milliseconds(0)));  // what has come back is kept
+      m_detached = m_backend->detach();
+    } else {
+      m_backend->cancel_all();
+      while (m_backend->queued() + m_backend->running() > 0) record(m_backend->collect(std::chrono::milliseconds(200)));
+    }
+    if (cancelled) throw Cancelled{};
+    throw Interrupted{};
   }
 
   std::map<std::string, std::string, std::less<>> task_values(std::int64_t id, results::TrialKind kind,

@@ -184,4 +184,69 @@ TEST(CampaignLoop, EveryResultOnceAndTheSameWinnerUnderFaults) {
 }
 
 }  // namespace
+
+// Runs every task at once; at collect call `stop_at` (counting from 1) a stop arrives while the
+// collect runs and every result still out comes back lost, as a scancel's would.
+class StopDuringCollect final : public jobs::Backend {
+ public:
+  explicit StopDuringCollect(int stop_at, int* collects) : m_stop_at(stop_at), m_collects(collects) {}
+  std::string_view name() const override { return "stop-during-collect"; }
+  jobs::BackendCapabilities capabilities() const override { return {}; }
+  void submit(std::vector<jobs::TaskSpec> tasks) override {
+    for (auto& spec : tasks) {
+      auto r = run(spec);
+      r.id = spec.id;
+      r.attempt = spec.attempt;
+      m_out.push_back(std::move(r));
+    }
+  }
+  std::vector<jobs::TaskResult> collect(std::chrono::milliseconds) override {
+    ++*m_collects;
+    auto out = std::move(m_out);
+    m_out.clear();
+    if (*m_collects == m_stop_at) {
+      request_stop();
+      for (auto& r : out) r.status = jobs::TaskStatus::lost, r.reason = "cancelled by scancel";
+    }
+    return out;
+  }
+  std::size_t queued() const override { return 0; }
+  std::size_t running() const override { return m_out.size(); }
+  void cancel_all() override {}
+
+ private:
+  int m_stop_at;
+  int* m_collects;
+  std::vector<jobs::TaskResult> m_out;
+};
+
+int run_stopping_at(int stop_at, int* collects, std::set<std::tuple<std::int64_t, int, int>>* recorded) {
+  const fs::path dir = fs::temp_directory_path() / fmt::format("flotilla-campaign-stop-{}-{}", ::getpid(), stop_at);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "loop.ini") << kCampaign;
+  auto settings = load_settings(dir / "loop.ini", {fmt::format("--campaign.results={}", (dir / "loop.h5").string())});
+  RunOptions options{.live_progress = false, .make_backend = [&](const jobs::BackendOptions&) {
+                       return std::unique_ptr<jobs::Backend>(std::make_unique<StopDuringCollect>(stop_at, collects));
+                     }};
+  std::ostringstream out, err;
+  const int rc = run_campaign(settings, options, out, err);
+  for (const auto& t : results::Store::open_read(dir / "loop.h5").trials())
+    recorded->insert({t.candidate, static_cast<int>(t.kind), t.index});
+  fs::remove_all(dir);
+  return rc;
+}
+
+// A stop that arrives during the campaign's very last collect, whose results then come back
+// lost, must end the run as interrupted with those tasks unrecorded (to run on resume), not as
+// "budget spent" with a task missing (the model's FINAL_PHASE, docs/verification.md).
+TEST(CampaignLoop, AStopDuringTheLastCollectIsObeyed) {
+  int clean_collects = 0;
+  std::set<std::tuple<std::int64_t, int, int>> all, some;
+  ASSERT_EQ(run_stopping_at(-1, &clean_collects, &all), kExitOk);
+  ASSERT_GT(clean_collects, 1);
+  int collects = 0;
+  EXPECT_EQ(run_stopping_at(clean_collects, &collects, &some), kExitInterrupted);
+  EXPECT_LT(some.size(), all.size());
+}
 }  // namespace flotilla::scheduler::test
