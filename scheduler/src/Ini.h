@@ -1,7 +1,7 @@
 // Ini.h — the campaign file's syntax, read by hand rather than by Boost.Program_options, so that
 // every line is accounted for and a '#' inside a value stays in it (internal to the scheduler).
 //
-// Rules (docs/settings.md):
+// Rules (docs/config.md):
 //  - Lines are `[section]`, `key = value`, blank, or comments starting with '#' or ';'.
 //  - In a value, '#' starts a comment only at the value's start or after a blank, and outside
 //    single or double quotes; `\#` is a literal '#'. So `--label=#1` and `"# not a comment"`

@@ -13,8 +13,8 @@ namespace po = boost::program_options;
 
 namespace flotilla::cli {
 
-int replay_command(const std::vector<std::string>& args) {
-  po::options_description desc("flotilla replay SPACE.csv|CACHE.json[.gz] [options]");
+po::options_description replay_options() {
+  po::options_description desc("options");
   desc.add_options()("help,h", "show this help")(
       "strategy", po::value<std::string>()->default_value("bayes"), "search strategy")(
       "budget", po::value<std::size_t>()->default_value(100), "evaluations per repeat")(
@@ -25,6 +25,11 @@ int replay_command(const std::vector<std::string>& args) {
       "objective column or cache field (default: time, else the last CSV column)")(
       "maximize", "the objective is to be maximised (default: minimised)")(
       "json", "print one JSON object instead of text");
+  return desc;
+}
+
+int replay_command(const std::vector<std::string>& args) {
+  const auto desc = replay_options();
   po::options_description hidden;
   hidden.add_options()("file", po::value<std::string>());
   po::positional_options_description positional;
@@ -34,14 +39,12 @@ int replay_command(const std::vector<std::string>& args) {
   po::variables_map vm;
   po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
   po::notify(vm);
-  if (vm.count("help")) {
-    std::cout << desc << "\nstrategies: ";
-    for (auto name : search::strategy_names()) std::cout << name << ' ';
-    std::cout << '\n';
+  if (vm.count("help")) {  // the dispatcher answers --help first; this is for a direct call
+    std::cout << command_help(*find_command("replay"));
     return 0;
   }
   if (!vm.count("file")) {
-    std::cerr << "usage: flotilla replay SPACE.csv|CACHE.json[.gz] [--strategy S] [--budget N] [--repeats R] [--seed K] [--json]\n";
+    std::cerr << short_usage(*find_command("replay"));
     return 1;
   }
   auto recorded = search::load_recorded_space(

@@ -1,6 +1,6 @@
 // ResultsCommand.cpp — `flotilla results SUBCOMMAND FILE.h5 ... [options]`: offline analysis of
 // campaign files. This file only dispatches: each subcommand lives in src/results/, and this is
-// the one list of them; usage and --help are generated from it.
+// the one list of them; usage, --help, the man pages and the completions are generated from it.
 #include <fmt/format.h>
 
 #include <iostream>
@@ -35,6 +35,12 @@ po::options_description options_of(const Subcommand& s) {
 }
 
 }  // namespace
+
+std::vector<ResultsSubcommandInfo> results_subcommands() {
+  std::vector<ResultsSubcommandInfo> out;
+  for (const auto* s : kSubcommands) out.push_back({s->name, s->synopsis, s->what, options_of(*s)});
+  return out;
+}
 
 int results_command(const std::vector<std::string>& args) {
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {

@@ -26,23 +26,24 @@ void on_signal(int) { scheduler::request_stop(); }
 
 }  // namespace
 
-int run_command(const std::vector<std::string>& args) {
-  po::options_description general("flotilla run CAMPAIGN.ini [options]");
+po::options_description run_options() {
+  po::options_description general("options");
   general.add_options()("help,h", "show this help")("no-live", "print progress as plain lines, even on a terminal")(
       "cancel-on-interrupt",
       "on Ctrl-C or SIGTERM, cancel the campaign's Slurm jobs (by default they keep running, and the next run "
       "takes them up again)");
-  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
-    std::cout << general << '\n' << scheduler::campaign_options() << '\n';
-    return args.empty() ? 1 : 0;
-  }
+  return general;
+}
+
+// --help and a missing CAMPAIGN.ini are answered by the dispatcher (main.cpp) from the table.
+int run_command(const std::vector<std::string>& args) {
+  if (args.empty()) throw std::invalid_argument("usage: flotilla run CAMPAIGN.ini [--section.key=VALUE ...]");
   std::vector<std::string> overrides;
   bool live = isatty(STDERR_FILENO);
   bool cancel_on_interrupt = false;
   for (std::size_t i = 1; i < args.size(); ++i) {
     if (args[i] == "--no-live") live = false;
     else if (args[i] == "--cancel-on-interrupt") cancel_on_interrupt = true;
-    else if (args[i] == "--help" || args[i] == "-h") return run_command({"--help"});
     else overrides.push_back(args[i]);
   }
   auto settings = scheduler::load_settings(args[0], overrides);

@@ -1,6 +1,10 @@
-// main.cpp — the `flotilla` command line: dispatches to the subcommands listed here.
+// main.cpp — the `flotilla` command line: dispatches to the subcommands of the command table
+// (CommandTable.cpp). A command's `--help` is answered here, from the table, on stdout with exit
+// 0 (`flotilla results SUBCOMMAND --help` by `results`, from its own table). Too few operands is
+// a usage error: the usage on stderr, exit 1.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <iostream>
@@ -9,45 +13,6 @@
 #include <fmt/format.h>
 
 #include "Commands.h"
-
-namespace {
-
-constexpr const char* kUsage = R"(flotilla — turns an intent into a verified result
-
-usage:
-  flotilla run CAMPAIGN.ini [--section.key=VALUE ...]   run or resume a campaign
-  flotilla results summary FILE.h5 [--json] [--top K]   summarise a campaign's results
-  flotilla results SUBCOMMAND FILE.h5 ... [--json]      history, top, compare, pareto, params,
-                                                        export, plot (flotilla results --help)
-  flotilla status CAMPAIGN.ini                          the campaign's progress and its Slurm jobs
-  flotilla cancel CAMPAIGN.ini                          cancel the campaign's pending and running Slurm jobs
-  flotilla sbatch CAMPAIGN.ini                          write the next batch's Slurm job script, to submit by hand
-  flotilla run-allocation JOB_ID JOB_DIR                (internal) run a job folder's script in an allocation
-                                                        made at once (resources.slurm_start = allocate)
-  flotilla replay SPACE.csv|CACHE.json[.gz] [...]       replay a search strategy on a recorded space
-  flotilla --version
-  flotilla COMMAND --help                               options of a command
-
-exit codes: 0 done, 1 bad input or setup, 3 nothing verified, 130 interrupted (resumable)
-)";
-
-struct Command {
-  std::string_view name;
-  int (*run)(const std::vector<std::string>&);
-};
-
-// The one list of subcommands.
-constexpr Command kCommands[] = {
-    {"run", flotilla::cli::run_command},
-    {"results", flotilla::cli::results_command},
-    {"status", flotilla::cli::status_command},
-    {"cancel", flotilla::cli::cancel_command},
-    {"sbatch", flotilla::cli::sbatch_command},
-    {"run-allocation", flotilla::cli::run_allocation_command},
-    {"replay", flotilla::cli::replay_command},
-};
-
-}  // namespace
 
 // What a command printed must have reached its reader: `flotilla results export > /dev/full`
 // is a failure, not a success with the data lost.
@@ -61,31 +26,58 @@ int checked_output(const std::string& name, int status) {
   return status == 0 ? 1 : status;
 }
 
+namespace {
+
+bool asks_for_help(const std::vector<std::string>& args) {
+  return std::any_of(args.begin(), args.end(), [](const std::string& a) { return a == "--help" || a == "-h"; });
+}
+
+int dispatch(const std::string& name, const std::vector<std::string>& args) {
+  if (name == "help") return flotilla::cli::help_command(args);
+  const auto* command = flotilla::cli::find_command(name);
+  if (!command) {
+    std::cerr << fmt::format("flotilla: unknown command '{}'\n\n{}", name, flotilla::cli::usage_text());
+    return 1;
+  }
+  // A command with subcommands answers its own subcommands' --help.
+  const bool subcommands = command->operands == flotilla::cli::Operands::subcommand;
+  if (subcommands ? !args.empty() && (args[0] == "--help" || args[0] == "-h") : asks_for_help(args)) {
+    std::cout << flotilla::cli::command_help(*command);
+    return 0;
+  }
+  if (!subcommands && args.size() < command->min_operands) {
+    std::cerr << flotilla::cli::short_usage(*command);
+    return 1;
+  }
+  return command->run(args);
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   // Files and folders flotilla makes (results, job folders, manifests whose commands a worker
   // runs) are never writable by others, whatever umask it was started with.
   ::umask(::umask(0) | 022);
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-    std::cout << kUsage;
-    return args.empty() ? 1 : 0;
+  if (args.empty()) {
+    std::cerr << flotilla::cli::usage_text();
+    return 1;
+  }
+  if (args[0] == "--help" || args[0] == "-h") {
+    std::cout << flotilla::cli::usage_text();
+    return checked_output("--help", 0);
   }
   if (args[0] == "--version") {
     std::cout << "flotilla " << FLOTILLA_VERSION << '\n';
-    return 0;
+    return checked_output("--version", 0);
   }
   const std::string name = args[0];
   args.erase(args.begin());
-  for (const auto& command : kCommands) {
-    if (command.name != name) continue;
-    try {
-      return checked_output(name, command.run(args));
-    } catch (const std::exception& e) {
-      checked_output(name, 1);
-      std::cerr << "flotilla " << name << ": " << e.what() << '\n';
-      return 1;
-    }
+  try {
+    return checked_output(name, dispatch(name, args));
+  } catch (const std::exception& e) {
+    checked_output(name, 1);
+    std::cerr << "flotilla " << name << ": " << e.what() << '\n';
+    return 1;
   }
-  std::cerr << fmt::format("flotilla: unknown command '{}'\n\n{}", name, kUsage);
-  return 1;
 }
