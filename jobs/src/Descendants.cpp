@@ -17,7 +17,7 @@ namespace {
 
 // Whether /proc/PID/environ holds the NUL-separated entry `wanted` ("NAME=VALUE").
 bool environ_has(const char* pid, std::string_view wanted) {
-  char path[64];
+  char path[300];  // "/proc/" + a d_name of up to 255 bytes + the file name
   std::snprintf(path, sizeof path, "/proc/%s/environ", pid);
   const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;  // gone, or another user's
@@ -36,7 +36,7 @@ bool environ_has(const char* pid, std::string_view wanted) {
 }
 
 std::string command_of(const char* pid) {
-  char path[64];
+  char path[300];  // "/proc/" + a d_name of up to 255 bytes + the file name
   std::snprintf(path, sizeof path, "/proc/%s/comm", pid);
   const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return "?";
@@ -52,7 +52,7 @@ std::string command_of(const char* pid) {
 
 bool running(pid_t pid);
 
-std::vector<Leftover> processes_with(std::string_view variable, std::string_view value) {
+std::vector<Leftover> processes_with(std::string_view variable, std::string_view value, pid_t spared_group) {
   std::string wanted(variable);
   wanted += '=';
   wanted += value;
@@ -64,6 +64,7 @@ std::vector<Leftover> processes_with(std::string_view variable, std::string_view
     if (entry->d_name[0] < '0' || entry->d_name[0] > '9') continue;
     const pid_t pid = static_cast<pid_t>(std::strtol(entry->d_name, nullptr, 10));
     if (pid == self || !environ_has(entry->d_name, wanted) || !running(pid)) continue;
+    if (spared_group > 0 && ::getpgid(pid) == spared_group) continue;  // killed with its group already
     found.push_back({pid, command_of(entry->d_name)});
   }
   ::closedir(proc);
@@ -72,7 +73,7 @@ std::vector<Leftover> processes_with(std::string_view variable, std::string_view
 
 // Whether the process still runs: a zombie (killed, not yet reaped by its parent) does not.
 bool running(pid_t pid) {
-  char path[64];
+  char path[300];  // "/proc/" + a d_name of up to 255 bytes + the file name
   std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
   const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
@@ -84,11 +85,11 @@ bool running(pid_t pid) {
   return close != nullptr && close[1] == ' ' && close[2] != 'Z' && close[2] != 'X';
 }
 
-std::vector<Leftover> kill_processes_with(std::string_view variable, std::string_view value) {
+std::vector<Leftover> kill_processes_with(std::string_view variable, std::string_view value, pid_t spared_group) {
   std::vector<Leftover> killed;
   std::set<pid_t> seen;
   for (int pass = 0; pass < 2; ++pass) {
-    for (const auto& leftover : processes_with(variable, value)) {
+    for (const auto& leftover : processes_with(variable, value, spared_group)) {
       if (!running(leftover.pid)) continue;
       ::kill(leftover.pid, SIGKILL);
       if (seen.insert(leftover.pid).second) killed.push_back(leftover);

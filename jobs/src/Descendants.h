@@ -29,11 +29,13 @@ struct Leftover {
 };
 
 // Processes (of any parent) whose environment has VARIABLE=VALUE, this process excluded.
-std::vector<Leftover> processes_with(std::string_view variable, std::string_view value);
+// `spared_group`: a process group already signalled as a whole (the task's own): its members
+// are dying with it, not leftovers that escaped it, so they are neither named nor counted.
+std::vector<Leftover> processes_with(std::string_view variable, std::string_view value, pid_t spared_group = 0);
 
 // SIGKILLs them, twice over (a process forking while being killed is caught by the second
 // pass); returns what it killed.
-std::vector<Leftover> kill_processes_with(std::string_view variable, std::string_view value);
+std::vector<Leftover> kill_processes_with(std::string_view variable, std::string_view value, pid_t spared_group = 0);
 
 // "2 processes (1234 sleep, 1240 daemon)".
 std::string describe(const std::vector<Leftover>& killed);

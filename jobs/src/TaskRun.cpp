@@ -79,7 +79,7 @@ void TaskRun::reap() {
   // Descendants that left the group (setsid, a double-forked daemon) still carry the task's
   // token: they end with it (Descendants.h), and the result says what was killed.
   for (const auto& [key, value] : m_spec.env)
-    if (key == kTaskTokenVariable) m_leftovers = kill_processes_with(kTaskTokenVariable, value);
+    if (key == kTaskTokenVariable) m_leftovers = kill_processes_with(kTaskTokenVariable, value, m_process.pid);
   const int status = wait_blocking(m_process.pid);
   if (status >= 0) m_exit.wait_status = status;  // else reaped elsewhere: classify() says so
   m_reaped = true;
