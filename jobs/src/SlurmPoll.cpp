@@ -97,12 +97,13 @@ void SlurmBackend::watch_released(std::map<std::uint32_t, std::vector<JobStatus>
     if (gone.contains(id)) {
       journal(it->second, JobEvent::launcher_lost, next(JobPhase::retired, JobEvent::launcher_lost),
               fmt::format("launcher {}", launcher_text(it->second)));
-      journal(it->second, JobEvent::cancelled, next(JobPhase::orphaned, JobEvent::cancelled), "cancelled by flotilla");
       notify("slurm_launcher_lost",
              fmt::format("the launcher ({}) of Slurm job {} died before releasing the allocation, after its tasks "
                          "reported: cancelled it",
                          launcher_text(it->second), id));
       m_client->cancel(id);
+      // A final line only once it is true: killed before it, a restart still queries the job.
+      journal(it->second, JobEvent::cancelled, next(JobPhase::orphaned, JobEvent::cancelled), "cancelled by flotilla");
       it = m_watched.erase(it);
       continue;
     }
