@@ -74,11 +74,12 @@ run >"$work/resume2.log" 2>&1 || { cat "$work/resume2.log"; exit 1; }
 
 # 3. Writes that start failing with EIO (a dying disk; FAIL_WRITES, an LD_PRELOAD shim): the same
 #    stop with the cause named, nothing recorded changed, and a resume once writes work again.
+#    After 150 writes: well inside any quickstart run (a short confirmation made 400 too many).
 if [ -n "${FAIL_WRITES:-}" ]; then
   umount "$mnt"
   mount -t tmpfs -o size=8M tmpfs "$mnt"
   set +e
-  LD_PRELOAD="$FAIL_WRITES" FLOTILLA_FAIL_PATH=full.h5 FLOTILLA_FAIL_AFTER=400 FLOTILLA_STORE_RESERVE_BYTES=0 \
+  LD_PRELOAD="$FAIL_WRITES" FLOTILLA_FAIL_PATH=full.h5 FLOTILLA_FAIL_AFTER=150 FLOTILLA_STORE_RESERVE_BYTES=0 \
     run >"$work/eio.log" 2>&1
   rc=$?
   set -e
