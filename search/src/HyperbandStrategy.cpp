@@ -50,7 +50,8 @@ class HyperbandStrategy final : public AdaptiveStrategy {
   void on_observe(std::size_t index) override {
     auto it = m_origin.find(history()[index].config);
     if (it == m_origin.end()) return;  // told again (a rollback), or not ours
-    Arm& arm = m_arms[it->second];
+    const std::size_t arm_index = it->second;  // `it` is gone once erased
+    Arm& arm = m_arms[arm_index];
     m_origin.erase(it);
     --arm.out;
     if (history()[index].failed()) {
@@ -59,7 +60,7 @@ class HyperbandStrategy final : public AdaptiveStrategy {
       arm.score = loss(index);
       arm.center = history()[index].config;
     }
-    if (arm.out == 0 && arm.owed == 0 && !arm.dead && arm.score) m_finished[arm.rung].emplace_back(*arm.score, it->second);
+    if (arm.out == 0 && arm.owed == 0 && !arm.dead && arm.score) m_finished[arm.rung].emplace_back(*arm.score, arm_index);
   }
 
  private:
