@@ -64,9 +64,18 @@ RawValues read_file(const std::filesystem::path& file, const std::string& text) 
 
 RawValues read_overrides(const std::vector<std::string>& args) {
   po::parsed_options parsed(nullptr);
+  // No guessing of abbreviated keys (the file accepts none either), so no "ambiguous option"
+  // error: its what() expands Boost's %canonical_option% placeholder with the argument's own
+  // text, and an argument holding that placeholder made it loop for ever (fuzz_settings,
+  // tests/fuzz/fuzz_settings/regressions). Any other Boost error is named without its what()
+  // when an argument holds a '%', for the same reason.
+  const int style = po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
   try {
-    parsed = po::command_line_parser(args).options(campaign_options()).allow_unregistered().run();
+    parsed = po::command_line_parser(args).options(campaign_options()).style(style).allow_unregistered().run();
   } catch (const po::error& e) {
+    for (const auto& arg : args)
+      if (arg.find('%') != std::string::npos)
+        throw ConfigError(fmt::format("command line: cannot read the options ({})", fmt::join(args, " ")));
     throw ConfigError(fmt::format("command line: {}", e.what()));
   }
   RawValues raw;
