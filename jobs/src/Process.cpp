@@ -222,6 +222,20 @@ SpawnResult Spawner::spawn(const TaskSpec& spec, const std::vector<int>& cpus) c
   return fork_and_exec(plan, spec);
 }
 
+// Starts the child with vfork semantics on a stack of its own, every signal blocked meanwhile
+// (exec_child resets the handlers before unblocking). Returns its pid, or -errno.
+static pid_t clone_child(const ChildArgs& args) {
+  std::vector<char> stack(kChildStackBytes);
+  sigset_t all, previous;
+  sigfillset(&all);
+  ::pthread_sigmask(SIG_SETMASK, &all, &previous);
+  const pid_t pid = ::clone(child_entry, stack.data() + stack.size(), CLONE_VM | CLONE_VFORK | SIGCHLD,
+                            const_cast<ChildArgs*>(&args));
+  const int error = errno;
+  ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  return pid < 0 ? -error : pid;
+}
+
 std::variant<pid_t, SpawnFailure> Spawner::start(const TaskSpec& spec, ChildIo io, bool die_with_parent,
                                                   bool new_session) const {
   if (spec.argv.empty()) return SpawnFailure{"empty command", 127};
@@ -242,15 +256,8 @@ std::variant<pid_t, SpawnFailure> Spawner::start(const TaskSpec& spec, ChildIo i
   const int dev_null = m_dev_null.get();
   const ChildArgs args{&plan, io.in >= 0 ? io.in : dev_null, io.out >= 0 ? io.out : dev_null,
                        io.err >= 0 ? io.err : dev_null, report_write.get(), ::getpid()};
-  std::vector<char> stack(kChildStackBytes);
-  sigset_t all, previous;
-  sigfillset(&all);
-  ::pthread_sigmask(SIG_SETMASK, &all, &previous);
-  const pid_t pid = ::clone(child_entry, stack.data() + stack.size(), CLONE_VM | CLONE_VFORK | SIGCHLD,
-                            const_cast<ChildArgs*>(&args));
-  const int error = errno;
-  ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
-  if (pid < 0) return SpawnFailure{"cannot start '" + spec.argv.front() + "': " + error_text(error)};
+  const pid_t pid = clone_child(args);
+  if (pid < 0) return SpawnFailure{"cannot start '" + spec.argv.front() + "': " + error_text(-pid)};
   report_write.reset();
   if (auto report = read_report(report_read)) {
     wait_blocking(pid);
@@ -270,15 +277,8 @@ SpawnResult Spawner::fork_and_exec(const ExecPlan& plan, const TaskSpec& spec) c
   // fork() would copy the page tables of every mapping only for exec to drop them: in an MPI
   // worker rank (hundreds of mapped libraries) that halved the rate of starting commands.
   const ChildArgs args{&plan, m_dev_null.get(), out_write.get(), out_write.get(), report_write.get(), ::getpid()};
-  std::vector<char> stack(kChildStackBytes);
-  sigset_t all, previous;
-  sigfillset(&all);
-  ::pthread_sigmask(SIG_SETMASK, &all, &previous);
-  const pid_t pid = ::clone(child_entry, stack.data() + stack.size(), CLONE_VM | CLONE_VFORK | SIGCHLD,
-                            const_cast<ChildArgs*>(&args));
-  const int error = errno;
-  ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
-  if (pid < 0) return SpawnFailure{"cannot start '" + spec.argv.front() + "': " + error_text(error)};
+  const pid_t pid = clone_child(args);
+  if (pid < 0) return SpawnFailure{"cannot start '" + spec.argv.front() + "': " + error_text(-pid)};
   // No setpgid(pid, pid) here: the child has made itself a group leader before it could exec.
   out_write.reset();
   report_write.reset();
