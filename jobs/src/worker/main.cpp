@@ -84,7 +84,7 @@ void broadcast_todo(std::vector<std::uint64_t>& todo) {
   std::string bytes(reinterpret_cast<const char*>(todo.data()), todo.size() * sizeof(std::uint64_t));
   mpi::broadcast(bytes, 0);
   todo.resize(bytes.size() / sizeof(std::uint64_t));
-  std::memcpy(todo.data(), bytes.data(), bytes.size());
+  if (!bytes.empty()) std::memcpy(todo.data(), bytes.data(), bytes.size());  // nothing to do: data() may be null
 }
 
 int run(const mpi::Session& session, const std::vector<std::string>& args, const fj::DeviceChoice& device) {
