@@ -57,7 +57,8 @@ if(NOT FLOTILLA_SANITIZE STREQUAL "")
 endif()
 
 # Compiles the sanitizer runtimes' default options and suppressions into every executable target
-# defined under `dir` (called once, from the top level, after every folder is added).
+# defined under `dir`, and gives every library the runtimes as a link requirement (called once,
+# from the top level, after every folder is added).
 function(flotilla_sanitizer_defaults dir)
   if(FLOTILLA_SANITIZE STREQUAL "")
     return()
@@ -67,6 +68,10 @@ function(flotilla_sanitizer_defaults dir)
     get_target_property(_type ${_t} TYPE)
     if(_type STREQUAL "EXECUTABLE")
       target_sources(${_t} PRIVATE "${PROJECT_BINARY_DIR}/sanitizer_options.cpp")
+    elseif(_type STREQUAL "STATIC_LIBRARY")
+      # An instrumented library needs the runtimes wherever it is linked, also by a project that
+      # uses an installed sanitizer build (find_package(flotilla), tests/install).
+      target_link_options(${_t} INTERFACE -fsanitize=${FLOTILLA_SANITIZE})
     endif()
   endforeach()
   get_property(_subdirs DIRECTORY "${dir}" PROPERTY SUBDIRECTORIES)
