@@ -223,6 +223,9 @@ class CampaignRunner {
       auto summary = summarize();
       std::optional<double> best;
       if (summary.best && summary.best_verified) best = summary.candidates[*summary.best].objective;
+      if (m_s.stop_on_baseline_failure)
+        if (auto failure = baseline_failure(summary))
+          return fmt::format("stopped: {}; intent.on_baseline_failure = continue searches anyway", *failure);
       if (auto reason = stop_reason(m_s, explored_count(), best)) return *reason;
       auto want = std::min(m_s.batch, m_s.budget - explored_count());
       auto configs = m_strategy->ask(want);

@@ -23,6 +23,10 @@ const std::vector<OptionDecl>& option_table() {
       {"intent.direction", "maximize", false, false, "maximize or minimize"},
       {"intent.baseline", "", false, false, "reference configuration, e.g. 'tile_x=32 tile_y=8'"},
       {"intent.target", "", false, false, "stop once a verified candidate reaches this objective"},
+      {"intent.on_baseline_failure", "stop", false, false,
+       "stop (the campaign ends with the baseline's reason when the baseline fails to explore or to verify: "
+       "without a measured, verified reference nothing can be confirmed) or continue (search anyway, e.g. to find "
+       "a variant that passes tests the baseline fails)"},
       {"intent.stages", "none", false, false,
        "none (one search over the space) or bottleneck (profile, tune the component with the largest share, "
        "re-profile; one results file per stage, RESULTS.stageK.h5)"},

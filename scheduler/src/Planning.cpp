@@ -95,6 +95,20 @@ std::vector<std::int64_t> confirmation_candidates(const results::CampaignSummary
   return ids;
 }
 
+std::optional<std::string> baseline_failure(const results::CampaignSummary& summary) {
+  if (!summary.baseline) return std::nullopt;
+  const auto& baseline = summary.candidates[*summary.baseline];
+  const auto because = baseline.reason.empty() ? std::string() : ": " + baseline.reason;
+  switch (baseline.status) {
+    case results::CandidateStatus::explore_failed:
+      return fmt::format("the baseline ({}) failed to explore{}", baseline.record.config, because);
+    case results::CandidateStatus::rolled_back:
+      return fmt::format("the baseline ({}) failed verification{}", baseline.record.config, because);
+    default:
+      return std::nullopt;
+  }
+}
+
 std::optional<std::string> stop_reason(const Settings& settings, std::size_t explored,
                                        std::optional<double> best_verified) {
   if (settings.target && best_verified &&

@@ -403,6 +403,10 @@ Settings validate(RawValues raw, const std::string& display) {
     if (end == target->value.c_str() || *end != '\0' || !std::isfinite(v)) bad(*target, "intent.target", "is not a number");
     s.target = v;
   }
+  auto* on_baseline_failure = r.one("intent.on_baseline_failure");
+  if (on_baseline_failure->value != "stop" && on_baseline_failure->value != "continue")
+    bad(*on_baseline_failure, "intent.on_baseline_failure", "is not stop or continue");
+  s.stop_on_baseline_failure = on_baseline_failure->value == "stop";
   s.explore_command = r.text("explore.command");
   s.repeats = static_cast<int>(r.integer("explore.repeats", 1, 1000));
   if (auto* max_repeats = r.one("explore.max_repeats"); max_repeats->value == "auto") {

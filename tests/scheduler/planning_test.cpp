@@ -79,6 +79,29 @@ TEST(Stop, BudgetAndTarget) {
   EXPECT_EQ(stop_reason(s, 3, 49.0), "target gflops 50 reached");
 }
 
+TEST(Stop, ABaselineThatFailedToExploreOrVerifyStopsTheCampaign) {
+  results::CampaignSummary summary;
+  EXPECT_FALSE(baseline_failure(summary));  // no baseline: nothing to stop for
+  summary.candidates = {explored(0, 1.0, "baseline"), explored(1, 2.0)};
+  summary.baseline = 0;
+  EXPECT_FALSE(baseline_failure(summary));
+  summary.candidates[0].status = CandidateStatus::pending;
+  EXPECT_FALSE(baseline_failure(summary));
+  summary.candidates[0].status = CandidateStatus::verified;
+  EXPECT_FALSE(baseline_failure(summary));
+  summary.candidates[1].status = CandidateStatus::explore_failed;  // another candidate failing is no reason
+  EXPECT_FALSE(baseline_failure(summary));
+
+  summary.candidates[0].status = CandidateStatus::explore_failed;
+  summary.candidates[0].reason = "repeat 0: exit code 127";
+  EXPECT_EQ(baseline_failure(summary), "the baseline (x=0) failed to explore: repeat 0: exit code 127");
+  summary.candidates[0].status = CandidateStatus::rolled_back;
+  summary.candidates[0].reason = "shard 1/3: exit code 1";
+  EXPECT_EQ(baseline_failure(summary), "the baseline (x=0) failed verification: shard 1/3: exit code 1");
+  summary.candidates[0].reason.clear();
+  EXPECT_EQ(baseline_failure(summary), "the baseline (x=0) failed verification");
+}
+
 TEST(CandidateStatusRules, MedianVerifiedAndRolledBack) {
   results::CandidateRecord c{.id = 0, .round = 1, .config = "x=1", .origin = "random"};
   std::vector<TrialRecord> t = {trial(0, TrialKind::explore, 0, TrialStatus::ok, 3),

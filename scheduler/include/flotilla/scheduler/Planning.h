@@ -63,6 +63,13 @@ std::vector<MoreRepeats> more_repeats(const std::vector<results::CandidateSummar
 std::vector<std::int64_t> confirmation_candidates(const results::CampaignSummary& summary,
                                                   std::optional<double> threshold, int tries, int max_repeats);
 
+// Why the campaign cannot go on from its baseline, or nullopt: the baseline failed to explore
+// (no measurement: nothing can be compared with it or confirmed against it) or failed its
+// verification (the reference itself is broken). Spending the budget then only buys candidates
+// no verdict can be given for, so the campaign stops with this reason unless
+// `intent.on_baseline_failure = continue`. Nullopt while the baseline is still pending.
+std::optional<std::string> baseline_failure(const results::CampaignSummary& summary);
+
 // Why the campaign stops before proposing another batch, or nullopt to go on.
 // `explored` counts candidates other than the baseline.
 std::optional<std::string> stop_reason(const Settings& settings, std::size_t explored,

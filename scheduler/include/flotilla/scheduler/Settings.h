@@ -52,6 +52,7 @@ struct Settings {
   bool maximize = true;
   std::optional<std::string> baseline;   // canonical configuration text
   std::optional<double> target;
+  bool stop_on_baseline_failure = true;  // [intent] on_baseline_failure = stop (Planning.h baseline_failure)
   // [intent] stages = bottleneck: one search stage per component, largest share first
   // (Stages.h, StagedRun.cpp); false: one search stage over the whole space.
   bool staged = false;
