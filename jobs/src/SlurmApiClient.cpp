@@ -45,6 +45,18 @@ std::string reason_text(std::uint16_t reason) {
     case WAIT_PRIORITY: return "Priority";
     case WAIT_QOS_MAX_SUB_JOB: return "QOSMaxSubmitJobPerUserLimit";
     case WAIT_ASSOC_MAX_SUB_JOB: return "AssocMaxSubmitJobLimit";
+    // Why a job stays pending, as squeue names it (the progress line shows it).
+    case WAIT_PART_NODE_LIMIT: return "PartitionNodeLimit";
+    case WAIT_PART_TIME_LIMIT: return "PartitionTimeLimit";
+    case WAIT_PART_DOWN: return "PartitionDown";
+    case WAIT_PART_INACTIVE: return "PartitionInactive";
+    case WAIT_HELD: return "JobHeldAdmin";
+    case WAIT_HELD_USER: return "JobHeldUser";
+    case WAIT_TIME: return "BeginTime";
+    case WAIT_RESERVATION: return "Reservation";
+    case WAIT_NODE_NOT_AVAIL: return "ReqNodeNotAvail";
+    case WAIT_QOS_MAX_JOB_PER_USER: return "QOSMaxJobsPerUserLimit";
+    case WAIT_ASSOC_MAX_JOBS: return "AssocMaxJobsLimit";
     default: return fmt::format("reason {}", reason);
   }
 }

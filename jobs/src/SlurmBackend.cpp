@@ -95,6 +95,19 @@ void SlurmBackend::cancel_all() {
   m_jobs.clear();
 }
 
+// From the phases and reasons the last query saw; jobs not submitted yet (written) are not
+// Slurm's, and count among the queued tasks only.
+std::optional<JobsOverview> SlurmBackend::jobs_overview() const {
+  JobsOverview overview;
+  for (const auto& job : m_jobs) {
+    if (job.phase == JobPhase::running) ++overview.running;
+    if (job.phase != JobPhase::queued) continue;
+    // The first one's reason: m_jobs keeps the order jobs were made in, so it waits longest.
+    if (overview.pending++ == 0) overview.pending_reason = job.pending_reason;
+  }
+  return overview;
+}
+
 std::size_t SlurmBackend::count_tasks(bool running) const {
   std::size_t n = 0;
   for (const auto& job : m_jobs)

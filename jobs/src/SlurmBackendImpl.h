@@ -66,6 +66,7 @@ struct Job {
   bool allocated = false;          // allocated at once, run by a launcher (DIR/launcher, DIR/launcher.lock)
   Clock::time_point created = Clock::now();
   bool waits_for_own = false;      // refused once while the campaign's own allocations were ending
+  std::string pending_reason;      // Slurm's reason at the last query that saw it pending
 };
 
 // "pid PID on HOST" from DIR/launcher, for messages.
@@ -102,6 +103,7 @@ class SlurmBackend final : public Backend {
   std::size_t queued() const override;
   std::size_t running() const override { return count_tasks(true); }
   void cancel_all() override;
+  std::optional<JobsOverview> jobs_overview() const override;
 
  private:
   std::size_t count_tasks(bool running) const;

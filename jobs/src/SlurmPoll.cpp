@@ -69,6 +69,10 @@ void SlurmBackend::poll() {
       const bool any_running =
           std::any_of(mine.begin(), mine.end(), [](const JobStatus& s) { return s.state == JobState::running; });
       advance(job, any_running ? JobEvent::seen_running : JobEvent::seen_pending);
+      job.pending_reason.clear();
+      if (!any_running)
+        for (const auto& s : mine)
+          if (s.state == JobState::pending && !s.reason.empty()) job.pending_reason = s.reason;
       if (any_running) read_new_results(job);
       continue;
     }

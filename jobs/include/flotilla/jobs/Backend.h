@@ -18,6 +18,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,6 +37,14 @@ struct BackendCapabilities {
   bool outlives_scheduler = false;
 };
 
+// What a batch system says of the campaign's jobs, for the progress line: a task may be queued
+// because its job waits in Slurm's queue, and Slurm says why.
+struct JobsOverview {
+  std::size_t pending = 0;     // jobs submitted and waiting in the queue
+  std::size_t running = 0;
+  std::string pending_reason;  // the first pending job's reason as Slurm gives it ("Priority"); may be empty
+};
+
 class Backend {
  public:
   // Never touches running work: a backend whose tasks outlive the scheduler leaves them
@@ -50,6 +59,9 @@ class Backend {
   virtual std::size_t queued() const = 0;    // submitted, not started
   virtual std::size_t running() const = 0;
   virtual void cancel_all() = 0;
+  // The batch system's view of the backend's jobs, as of its last query; nullopt for a backend
+  // that runs tasks itself (local, mpi). Never asks the batch system.
+  virtual std::optional<JobsOverview> jobs_overview() const { return std::nullopt; }
   // Stops following every task without ending it, where tasks outlive the scheduler; returns
   // how many were left running. The others cannot leave work behind, and cancel it.
   virtual std::size_t detach() {
