@@ -105,9 +105,13 @@ class CampaignRunner {
     if (std::error_code ec; std::filesystem::remove(stop_request_path(m_s), ec))
       m_err << fmt::format("{}: removed a stop request no run obeyed\n", stop_request_path(m_s).string());
     const double started = now_seconds();
+    m_finished_before_run = finished_candidates(summarize());  // a resume's: not this run's rate
     std::string stop;
     try {
-      for (int round = 0; stop.empty(); ++round) stop = run_round(round);
+      for (int round = 0; stop.empty(); ++round) {
+        stop = run_round(round);
+        if (stop.empty()) m_progress.round_end(progress(round, "done"));  // a stop ran no round
+      }
     } catch (const Interrupted&) {
       m_progress.finish();
       const std::string left = m_detached > 0 ? fmt::format("; {} Slurm job(s) keep running, and the next run takes "
@@ -744,13 +748,10 @@ class CampaignRunner {
   }
 
   ProgressState progress(int round, const char* phase) const {
-    auto summary = summarize();
-    ProgressState p{.round = round, .phase = phase, .explored = explored_count(), .budget = m_s.budget,
-                    .running = m_backend->running(), .queued = m_backend->queued(),
-                    .failed_trials = summary.failed_trials,
-                    .verified = summary.count(results::CandidateStatus::verified),
-                    .rolled_back = summary.count(results::CandidateStatus::rolled_back), .objective = m_s.objective};
-    if (summary.best) p.best = summary.candidates[*summary.best].objective;
+    ProgressState p{.round = round, .phase = phase, .finished_before_run = m_finished_before_run,
+                    .budget = m_s.budget, .running = m_backend->running(), .queued = m_backend->queued(),
+                    .objective = m_s.objective, .jobs = m_backend->jobs_overview()};
+    fill_from_summary(p, summarize());
     return p;
   }
 
@@ -770,6 +771,7 @@ class CampaignRunner {
   const Settings& m_s;
   const RunOptions& m_o;
   std::size_t m_detached = 0;  // jobs left running when interrupted
+  std::size_t m_finished_before_run = 0;  // candidates an earlier run finished (ProgressLine.h)
   std::ostream& m_out;
   std::ostream& m_err;
   Progress m_progress;

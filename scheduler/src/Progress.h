@@ -1,41 +1,46 @@
-// Progress.h — the live progress line of `flotilla run` on stderr.
-// On a terminal one line is rewritten in place; otherwise a plain line is printed at most every
-// few seconds and at each round's end, so CI logs stay readable.
+// Progress.h — the progress line of `flotilla run` on stderr (what it says: ProgressLine.h).
+// On a terminal one line is rewritten in place, fitted to the terminal's width, which is read
+// again after a SIGWINCH; otherwise one plain line is printed at each round's end, so CI logs
+// and files stay readable.
 #pragma once
+
+#include <signal.h>
 
 #include <chrono>
 #include <iosfwd>
-#include <optional>
 #include <string>
+
+#include "ProgressLine.h"
 
 namespace flotilla::scheduler {
 
-struct ProgressState {
-  int round = 0;
-  std::string phase;             // "explore" or "evaluate"
-  std::size_t explored = 0;      // candidates other than the baseline
-  std::size_t budget = 0;
-  std::size_t running = 0;
-  std::size_t queued = 0;
-  std::size_t failed_trials = 0;
-  std::size_t verified = 0;
-  std::size_t rolled_back = 0;
-  std::optional<double> best;    // best verified objective
-  std::string objective;
-};
-
 class Progress {
  public:
-  Progress(std::ostream& err, bool live) : m_err(err), m_live(live) {}
+  // live: stderr is a terminal; installs a SIGWINCH handler for as long as this object lives.
+  Progress(std::ostream& err, bool live);
+  ~Progress();
+  Progress(const Progress&) = delete;
+  Progress& operator=(const Progress&) = delete;
+
+  // Live only: redraws the line, at most every 100 ms unless forced or the terminal was resized.
   void update(const ProgressState& state, bool force = false);
-  void finish();                 // ends a live line so later output starts on a new line
-  void note(const std::string& line);  // a line of its own; a live line is redrawn at the next update
+  // Live: redraws the line now; without a terminal: the round's one plain line.
+  void round_end(const ProgressState& state);
+  // Ends a live line, so later output starts on a new line.
+  void finish();
+  // A line of its own; a live line is redrawn at the next update.
+  void note(const std::string& line);
 
  private:
+  void draw(const ProgressState& state);
+
   std::ostream& m_err;
   bool m_live;
+  int m_width = 80;
   bool m_dirty = false;
+  std::chrono::steady_clock::time_point m_started = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point m_last{};
+  struct sigaction m_previous_winch {};  // restored when this object goes
 };
 
 }  // namespace flotilla::scheduler

@@ -28,7 +28,8 @@ void on_signal(int) { scheduler::request_stop(); }
 
 po::options_description run_options() {
   po::options_description general("options");
-  general.add_options()("help,h", "show this help")("no-live", "print progress as plain lines, even on a terminal")(
+  general.add_options()("help,h", "show this help")(
+      "no-live", "print one plain progress line per round, even on a terminal")(
       "cancel-on-interrupt",
       "on Ctrl-C or SIGTERM, cancel the campaign's Slurm jobs (by default they keep running, and the next run "
       "takes them up again)");
