@@ -58,5 +58,5 @@ expect(s["progress"]["candidates"] == 5, "the baseline and 4 candidates", p)
 
 p = subprocess.run([flotilla, "run", ini, "--no-live", "--intent.on_baseline_failure=maybe",
                     f"--campaign.results={work}/bad.h5"], capture_output=True, text=True)
-expect(p.returncode == 1 and "intent.on_baseline_failure" in p.stderr and "stop or continue" in p.stderr,
+expect(p.returncode == 1 and "[intent] on_baseline_failure" in p.stderr and "stop or continue" in p.stderr,
        "a bad value is an error naming the key", p)
