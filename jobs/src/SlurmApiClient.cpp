@@ -11,6 +11,7 @@
 #include <csignal>
 
 #include <cstdlib>
+#include <deque>
 #include <filesystem>
 #include <mutex>
 #include <set>
@@ -21,6 +22,9 @@
 #include "SlurmClients.h"
 
 extern char** environ;
+
+// Exported by libslurm 22.05 (slurm_protocol_defs.c) but not declared in its public headers.
+extern "C" const char* slurm_job_reason_string(enum job_state_reason inx);
 
 namespace flotilla::jobs {
 namespace {
@@ -36,29 +40,34 @@ bool is_limit(int error) {
          error == ESLURM_JOB_HELD;
 }
 
+// Slurm's own name of a pending job's reason ("Resources", "JobHeldUser"), as squeue prints it.
 std::string reason_text(std::uint16_t reason) {
-  switch (reason) {
-    case WAIT_NO_REASON: return {};
-    case WAIT_DEPENDENCY: return "Dependency";
-    case WAIT_DEP_INVALID: return "DependencyNeverSatisfied";
-    case WAIT_RESOURCES: return "Resources";
-    case WAIT_PRIORITY: return "Priority";
-    case WAIT_QOS_MAX_SUB_JOB: return "QOSMaxSubmitJobPerUserLimit";
-    case WAIT_ASSOC_MAX_SUB_JOB: return "AssocMaxSubmitJobLimit";
-    // Why a job stays pending, as squeue names it (the progress line shows it).
-    case WAIT_PART_NODE_LIMIT: return "PartitionNodeLimit";
-    case WAIT_PART_TIME_LIMIT: return "PartitionTimeLimit";
-    case WAIT_PART_DOWN: return "PartitionDown";
-    case WAIT_PART_INACTIVE: return "PartitionInactive";
-    case WAIT_HELD: return "JobHeldAdmin";
-    case WAIT_HELD_USER: return "JobHeldUser";
-    case WAIT_TIME: return "BeginTime";
-    case WAIT_RESERVATION: return "Reservation";
-    case WAIT_NODE_NOT_AVAIL: return "ReqNodeNotAvail";
-    case WAIT_QOS_MAX_JOB_PER_USER: return "QOSMaxJobsPerUserLimit";
-    case WAIT_ASSOC_MAX_JOBS: return "AssocMaxJobsLimit";
-    default: return fmt::format("reason {}", reason);
+  if (reason == WAIT_NO_REASON) return {};
+  const char* name = slurm_job_reason_string(static_cast<job_state_reason>(reason));
+  return name ? std::string(name) : fmt::format("reason {}", reason);
+}
+
+std::uint16_t mail_type_mask(std::string_view list) {
+  std::uint16_t mask = 0;
+  while (!list.empty()) {
+    const auto comma = list.find(',');
+    const auto word = list.substr(0, comma);
+    if (word == "BEGIN") mask |= MAIL_JOB_BEGIN;
+    else if (word == "END") mask |= MAIL_JOB_END;
+    else if (word == "FAIL") mask |= MAIL_JOB_FAIL;
+    else if (word == "REQUEUE") mask |= MAIL_JOB_REQUEUE;
+    else if (word == "TIME_LIMIT") mask |= MAIL_JOB_TIME100;
+    else if (word == "TIME_LIMIT_90") mask |= MAIL_JOB_TIME90;
+    else if (word == "TIME_LIMIT_80") mask |= MAIL_JOB_TIME80;
+    else if (word == "TIME_LIMIT_50") mask |= MAIL_JOB_TIME50;
+    else if (word == "STAGE_OUT") mask |= MAIL_JOB_STAGE_OUT;
+    else if (word == "ARRAY_TASKS") mask |= MAIL_ARRAY_TASKS;
+    else if (word == "INVALID_DEPEND") mask |= MAIL_INVALID_DEPEND;
+    else if (word == "ALL") mask |= MAIL_JOB_BEGIN | MAIL_JOB_END | MAIL_JOB_FAIL | MAIL_JOB_REQUEUE |
+                                    MAIL_JOB_STAGE_OUT | MAIL_INVALID_DEPEND;
+    list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
   }
+  return mask;
 }
 
 // A job description for a request, owning the strings libslurm's struct points into.
@@ -92,11 +101,40 @@ struct Description {
     d.group_id = getgid();
     if (!dependency.empty()) d.bitflags |= KILL_INV_DEP;
     if (!r.requeue) d.requeue = 0;
+    for (const auto& option : r.extra) apply(option);
+  }
+
+  // Sets the field sbatch sets for `option` (SbatchOptions.h: every pass-through option, and
+  // the allocation fields an SBATCH_* variable may override). Values were checked when read.
+  void apply(const SbatchOption& option) {
+    auto& d = desc;
+    const auto& name = option.name;
+    const auto text = [&] { return owned.emplace_back(option.value).data(); };
+    if (name == "partition") d.partition = text();
+    else if (name == "account") d.account = text();
+    else if (name == "qos") d.qos = text();
+    else if (name == "time") d.time_limit = static_cast<std::uint32_t>(parse_slurm_time(option.value)->count());
+    else if (name == "constraint") d.features = text();
+    else if (name == "exclusive") d.shared = JOB_SHARED_NONE;
+    else if (name == "mem") d.pn_min_memory = *parse_memory_mib(option.value);
+    else if (name == "mem-per-cpu") d.pn_min_memory = *parse_memory_mib(option.value) | MEM_PER_CPU;
+    else if (name == "reservation") d.reservation = text();
+    else if (name == "wckey") d.wckey = text();
+    else if (name == "exclude") d.exc_nodes = text();
+    else if (name == "nodelist") d.req_nodes = text();
+    else if (name == "cpus-per-task") d.cpus_per_task = static_cast<std::uint16_t>(std::stoi(option.value));
+    else if (name == "comment") d.comment = text();
+    else if (name == "licenses") d.licenses = text();
+    else if (name == "mail-user") d.mail_user = text();
+    else if (name == "mail-type") d.mail_type = mail_type_mask(option.value);
+    else if (name == "nice") d.nice = static_cast<std::uint32_t>(NICE_OFFSET + std::stoll(option.value));
+    else throw std::logic_error(fmt::format("the api client has no field for --{}", name));
   }
   Description(const Description&) = delete;
   Description& operator=(const Description&) = delete;
   job_desc_msg_t desc;
   std::string name, partition, account, qos, dependency, array, workdir, output, tres;
+  std::deque<std::string> owned;  // the values of applied options (a deque never moves them)
 };
 
 class ApiClient final : public SlurmClient {
@@ -115,9 +153,17 @@ class ApiClient final : public SlurmClient {
   }
   std::string_view name() const override { return "api"; }
 
+  // sbatch reads the SBATCH_* variables of its environment and lets them beat the script's
+  // #SBATCH lines; libslurm does not, so the same are applied here, after the request's own.
+  // (SlurmBackend refuses to start on the variables neither client should honour.)
+  void apply_environment(Description& d) const {
+    for (const auto& option : m_environment) d.apply(option);
+  }
+
   SubmitOutcome submit(const JobRequest& r) override {
     auto script = render_job_script(r);
     Description d(r);
+    apply_environment(d);
     d.desc.script = script.data();
     submit_response_msg_t* response = nullptr;
     if (slurm_submit_batch_job(&d.desc, &response) != SLURM_SUCCESS)
@@ -129,6 +175,7 @@ class ApiClient final : public SlurmClient {
 
   std::optional<std::uint32_t> allocate_now(const JobRequest& r) override {
     Description d(r);
+    apply_environment(d);
     d.desc.immediate = 1;  // allocated inside this call, or refused: never left pending
     resource_allocation_response_msg_t* response = nullptr;
     if (slurm_allocate_resources(&d.desc, &response) != SLURM_SUCCESS) return std::nullopt;  // busy, or refused
@@ -203,6 +250,9 @@ class ApiClient final : public SlurmClient {
   static constexpr const char* kApiStateNames[] = {"PENDING",   "RUNNING",  "SUSPENDED", "COMPLETED",
                                                    "CANCELLED", "FAILED",   "TIMEOUT",   "NODE_FAIL",
                                                    "PREEMPTED", "BOOT_FAIL", "DEADLINE", "OUT_OF_MEMORY"};
+
+ private:
+  std::vector<SbatchOption> m_environment = read_sbatch_environment(process_environment()).applied;
 };
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "SlurmBackendImpl.h"
 #include "SlurmJobFolder.h"
@@ -31,7 +32,34 @@ SlurmBackend::SlurmBackend(const BackendOptions& o)
   if (m_r.workdir.empty()) m_r.workdir = std::filesystem::current_path() / "flotilla-jobs";
   m_r.workdir = std::filesystem::absolute(m_r.workdir);
   std::filesystem::create_directories(m_r.workdir);
+  check_sbatch_environment();
   scan_earlier_jobs();
+}
+
+// sbatch applies the SBATCH_* variables of its environment over a script's #SBATCH lines, so
+// with the sbatch client they reach every job whether flotilla knows them or not; the api
+// client applies those of SbatchOptions.h the same way. A variable that would break flotilla's
+// jobs, or that the api client cannot apply as sbatch would, stops the run here, named;
+// the ones applied are said once, so that a job landing elsewhere than the campaign file says
+// is never a surprise.
+void SlurmBackend::check_sbatch_environment() const {
+  const auto environment = read_sbatch_environment(process_environment());
+  std::vector<std::string> errors = environment.refused;
+  errors.insert(errors.end(), environment.malformed.begin(), environment.malformed.end());
+  if (m_client->name() == "api")
+    for (const auto& name : environment.unsupported)
+      errors.push_back(fmt::format("{}: sbatch would apply it, but libslurm's job description (resources.slurm_client "
+                                   "= api) has no way to: unset it, or use resources.slurm_client = sbatch",
+                                   name));
+  if (!errors.empty())
+    throw std::invalid_argument(fmt::format("the environment's SBATCH_* variables: {}", fmt::join(errors, "; ")));
+  if (!m_notice) return;
+  for (const auto& option : environment.applied)
+    m_notice("sbatch_environment", fmt::format("{} from the environment (SBATCH_*) applies to every job, over the "
+                                               "campaign's settings, as sbatch does",
+                                               to_string(option)));
+  for (const auto& name : environment.unsupported)
+    m_notice("sbatch_environment", fmt::format("{} is in the environment: sbatch applies it to every job", name));
 }
 
 // Forgets every task; submitted jobs keep running and their folders say what they hold.

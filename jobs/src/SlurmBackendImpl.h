@@ -130,6 +130,7 @@ class SlurmBackend final : public Backend {
   void read_new_results(Job& job);
   void take(TaskResult r);
   void scan_earlier_jobs();
+  void check_sbatch_environment() const;
   bool abandoned_allocation(const std::filesystem::path& dir);
   std::map<std::string, std::uint32_t> submitted_by_hand();
   bool take_earlier_result(TaskSpec& spec);

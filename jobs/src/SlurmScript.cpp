@@ -1,9 +1,11 @@
 // SlurmScript.cpp — pure pieces of the Slurm layer: job scripts, job states, array splitting.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <stdexcept>
 
+#include "flotilla/jobs/Command.h"
 #include "flotilla/jobs/Slurm.h"
 
 namespace flotilla::jobs {
@@ -66,13 +68,31 @@ std::string render_job_script(const JobRequest& r) {
   if (!r.requeue) s += "#SBATCH --no-requeue\n";
   if (!r.workdir.empty()) line("chdir", r.workdir.string());
   if (!r.output.empty()) line("output", r.output.string());
+  for (const auto& option : r.extra) {
+    if (!option.value.empty()) line(option.name, option.value);
+    else s += fmt::format("#SBATCH --{}\n", option.name);
+  }
   s += "\n";
-  for (const auto& comment : r.comments) s += "# " + one_line(comment) + "\n";
-  if (!r.comments.empty()) s += "\n";
+  auto comments = r.comments;
+  if (!r.extra.empty()) {
+    std::vector<std::string> extra;
+    for (const auto& option : r.extra) extra.push_back(to_string(option));
+    comments.push_back(fmt::format("the last {} #SBATCH line(s) come from resources.sbatch: {}", extra.size(),
+                                   fmt::join(extra, " ")));
+  }
+  for (const auto& comment : comments) s += "# " + one_line(comment) + "\n";
+  if (!comments.empty()) s += "\n";
   s += "set -euo pipefail\n";
   for (const auto& [name, value] : r.exports) s += fmt::format("export {}={}\n", name, shell_quote(value));
   for (const auto& command : r.commands) s += command + "\n";
   return s;
+}
+
+std::string render_setup_line(std::string_view line, std::size_t number) {
+  std::string words;
+  for (const auto& word : split_command(line)) words += (words.empty() ? "" : " ") + shell_quote(word);
+  return fmt::format("set +u; {} || {{ echo {} >&2; exit 1; }}; set -u", words,
+                     shell_quote(fmt::format("flotilla: resources.setup line {} failed: {}", number, one_line(line))));
 }
 
 std::string_view to_string(JobState state) { return kStateNames[static_cast<int>(state)]; }

@@ -21,6 +21,14 @@ const std::vector<BackendSetting>& slurm_backend_settings() {
        "script run from this host, without Slurm's up to 1 s wait for a batch job; api client only)"},
       {"resources.jobs_dir", "", "slurm: where job scripts, manifests and job results go "
                                                "(default: RESULTS.jobs beside the results file)"},
+      {"resources.sbatch", "",
+       "slurm: further sbatch options for every job, e.g. '--constraint=gb200 --exclusive --mem=0' (each --name=value "
+       "or --name; known: --constraint --exclusive --mem --mem-per-cpu --reservation --wckey --exclude --nodelist "
+       "--cpus-per-task --comment --licenses --mail-user --mail-type --nice; docs/slurm.md)"},
+      {"resources.setup", "",
+       "slurm: a command every job script runs first, e.g. 'module load cuda/12.4' (words quoted, no shell syntax; "
+       "repeatable, in order)",
+       true},
       {"resources.max_submit_jobs", "0",
        "slurm: the user's pending and running jobs allowed at once, as the site's MaxSubmitJobs (0 = no limit)"},
       // Per-stage allocations: [resources.explore] / [resources.evaluate] override the keys above
@@ -31,12 +39,14 @@ const std::vector<BackendSetting>& slurm_backend_settings() {
       {"resources.explore.gpus_per_node", "", "slurm: --gpus-per-node of explore jobs"},
       {"resources.explore.time_limit", "", "slurm: time limit per explore job"},
       {"resources.explore.qos", "", "slurm: quality of service of explore jobs"},
+      {"resources.explore.sbatch", "", "slurm: sbatch options of explore jobs (instead of resources.sbatch)"},
       {"resources.evaluate.partition", "", "slurm: partition of evaluate jobs"},
       {"resources.evaluate.nodes", "", "slurm: nodes per evaluate job"},
       {"resources.evaluate.ranks_per_node", "", "slurm: worker ranks per node in evaluate jobs"},
       {"resources.evaluate.gpus_per_node", "", "slurm: --gpus-per-node of evaluate jobs"},
       {"resources.evaluate.time_limit", "", "slurm: time limit per evaluate job"},
       {"resources.evaluate.qos", "", "slurm: quality of service of evaluate jobs"},
+      {"resources.evaluate.sbatch", "", "slurm: sbatch options of evaluate jobs (instead of resources.sbatch)"},
   };
   return settings;
 }

@@ -75,7 +75,7 @@ JobRequest SlurmBackend::request_for(const Job& job, const std::string& dependen
                .ranks_per_node = shape.ranks_per_node, .gpus_per_node = shape.gpus_per_node,
                .time_limit = shape.time_limit, .account = shape.account, .qos = shape.qos,
                .dependency = dependency, .array = job.array, .requeue = false, .workdir = job.dir,
-               .output = job.dir / (array ? "slurm-%A_%a.out" : "slurm-%j.out"),
+               .output = job.dir / (array ? "slurm-%A_%a.out" : "slurm-%j.out"), .extra = shape.extra,
                .comments = {fmt::format("flotilla job {}: {} tasks{} from manifest.json", job.name, job.tasks.size(), what),
                             array ? "a job array: element E runs the tasks of manifest-E.json and writes results-E.h5"
                                   : "flotilla-worker ranks pull tasks from rank 0, which writes each result to "
@@ -84,6 +84,10 @@ JobRequest SlurmBackend::request_for(const Job& job, const std::string& dependen
                             "--no-requeue: after a node failure flotilla runs the unreported tasks again in a "
                             "new job, at once (Slurm would hold a requeued job for minutes)"},
                .commands = {"echo \"${SLURM_ARRAY_JOB_ID:-$SLURM_JOB_ID}\" > slurm_job_id"}};
+  if (!m_r.setup.empty())
+    r.comments.push_back("resources.setup: its lines run first, with set +u (module scripts read unset variables); "
+                         "a line that fails ends the job, named in its output");
+  for (std::size_t i = 0; i < m_r.setup.size(); ++i) r.commands.push_back(render_setup_line(m_r.setup[i], i + 1));
   const std::string worker = fmt::format("{} {}", shell_quote(m_worker.string()),
                                          array ? "manifest-${SLURM_ARRAY_TASK_ID}.json" : "manifest.json");
   // The step's shape is spelled out: an allocation run by `flotilla run-allocation` has no batch

@@ -90,7 +90,7 @@ const std::vector<CommandInfo>& command_table() {
       {"sbatch", "CAMPAIGN.ini [--section.key=VALUE ...]", "write the next batch's Slurm job script, to submit by hand",
        kSbatchDescription, help_only, Operands::campaign, 1, SettingsUse::overrides,
        {"campaign.results", "resources.jobs_dir", "resources.partition", "resources.nodes", "resources.time_limit",
-        "resources.account", "resources.qos"},
+        "resources.account", "resources.qos", "resources.sbatch", "resources.setup"},
        nullptr, false, sbatch_command},
       {"replay", "SPACE.csv|CACHE.json[.gz] [--strategy S] [--budget N] [--repeats R] [--seed K] [--json]",
        "replay a search strategy on a recorded tuning space", kReplayDescription, replay_options,

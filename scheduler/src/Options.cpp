@@ -93,7 +93,7 @@ const std::vector<OptionDecl>& option_table() {
       // appended below, so they reach the INI reader, the command line and --help the same way.
   };
   for (const auto& setting : jobs::backend_settings())
-    rows.push_back({setting.key, setting.default_value, false, false, setting.help});
+    rows.push_back({setting.key, setting.default_value, false, setting.multi, setting.help});
   return rows;
   }();
   return table;

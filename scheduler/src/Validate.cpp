@@ -341,12 +341,25 @@ RawValues merge_sources(RawValues file, RawValues overrides) {
   return file;
 }
 
+// resources.sbatch (or a stage's): the options, checked against SbatchOptions.h's table.
+static std::vector<jobs::SbatchOption> read_sbatch_options(Reader& r, const std::string& key) {
+  const auto* raw = r.one(key);
+  if (!raw) return {};
+  try {
+    return jobs::parse_sbatch_options(raw->value);
+  } catch (const std::invalid_argument& e) {  // the message quotes the option it is about
+    const auto dot = key.rfind('.');
+    throw ConfigError(fmt::format("{}: [{}] {}: {}", raw->where, key.substr(0, dot), key.substr(dot + 1), e.what()));
+  }
+}
+
 // A stage's Slurm allocation: [resources] with the keys its [resources.STAGE] section gives.
 static jobs::SlurmShape read_stage_shape(Reader& r, const Settings::Slurm& base, std::string_view stage) {
   jobs::SlurmShape shape{.partition = base.partition, .nodes = base.nodes, .ranks_per_node = base.ranks_per_node,
                          .gpus_per_node = base.gpus_per_node, .time_limit = base.time_limit, .account = base.account,
-                         .qos = base.qos};
+                         .qos = base.qos, .extra = base.extra};
   auto key = [&](std::string_view name) { return fmt::format("resources.{}.{}", stage, name); };
+  if (r.one(key("sbatch"))) shape.extra = read_sbatch_options(r, key("sbatch"));
   if (r.one(key("partition"))) shape.partition = r.text(key("partition"));
   if (r.one(key("qos"))) shape.qos = r.text(key("qos"));
   check_slurm_name(r.one(key("partition")), key("partition"), true);
@@ -479,6 +492,18 @@ Settings validate(RawValues raw, const std::string& display) {
     bad(*dir, "resources.jobs_dir", "holds a blank or a control character, which a job script's #SBATCH lines cannot carry");
   s.max_attempts = static_cast<int>(r.integer("resources.max_attempts", 1, 100));
   s.slurm.max_submit_jobs = static_cast<int>(r.integer("resources.max_submit_jobs", 0, 1'000'000));
+  s.slurm.extra = read_sbatch_options(r, "resources.sbatch");
+  for (const auto& raw : r.all("resources.setup")) {
+    if (raw.value.empty()) bad(raw, "resources.setup", "is empty");
+    if (std::any_of(raw.value.begin(), raw.value.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 && c != '\t'; }))
+      bad(raw, "resources.setup", "holds a control character: a job script's line cannot carry it");
+    try {
+      jobs::render_setup_line(raw.value, 1);
+    } catch (const jobs::CommandError& e) {
+      bad(raw, "resources.setup", e.what());
+    }
+    s.slurm.setup.push_back(raw.value);
+  }
   s.slurm.explore = read_stage_shape(r, s.slurm, "explore");
   s.slurm.evaluate = read_stage_shape(r, s.slurm, "evaluate");
   return s;

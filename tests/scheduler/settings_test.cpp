@@ -235,6 +235,36 @@ TEST_F(SettingsTest, SlurmResources) {
             "sbatch client has no way to allocate at once and release with a status");
 }
 
+TEST_F(SettingsTest, SbatchPassThroughAndSetupLines) {
+  auto s = load_settings(write(kValid + std::string("[resources]\nbackend = slurm\nsbatch = --constraint=gb200 --exclusive\n"
+                                                    "setup = module load cuda/12.4\nsetup = source 'my env.sh'\n"
+                                                    "[resources.evaluate]\nsbatch = --mem=8G\n")),
+                         {});
+  using flotilla::jobs::SbatchOption;
+  EXPECT_EQ(s.slurm.extra, (std::vector<SbatchOption>{{"constraint", "gb200"}, {"exclusive", ""}}));
+  EXPECT_EQ(s.slurm.explore.extra, s.slurm.extra);  // a stage without its own takes [resources]'
+  EXPECT_EQ(s.slurm.evaluate.extra, (std::vector<SbatchOption>{{"mem", "8G"}}));  // and one with its own, only those
+  EXPECT_EQ(s.slurm.setup, (std::vector<std::string>{"module load cuda/12.4", "source 'my env.sh'"}));
+
+  const std::string f = "flotilla_settings_test.ini";
+  EXPECT_EQ(error_of(kValid + std::string("[resources]\nsbatch = --partition=debug\n")),
+            f + ":24: [resources] sbatch: '--partition' is set by flotilla for every job: use resources.partition");
+  EXPECT_EQ(error_of(kValid, {"--resources.sbatch=--wrap=id"}),
+            "command line: [resources] sbatch: '--wrap' is set by flotilla for every job, which depends on it "
+            "(docs/slurm.md)");
+  EXPECT_EQ(error_of(kValid, {"--resources.sbatch=--mem=lots"}),
+            "command line: [resources] sbatch: '--mem=lots': the value is not a memory size (e.g. 64G, 500M; K M G T, "
+            "default M)");
+  EXPECT_NE(error_of(kValid, {"--resources.sbatch=--frobnicate"})
+                .find("'--frobnicate' is not an option flotilla passes through; it knows --constraint --exclusive"),
+            std::string::npos);
+  EXPECT_EQ(error_of(kValid, {"--resources.evaluate.sbatch=-C gb200"}),
+            "command line: [resources.evaluate] sbatch: '-C' is not an option: write each as --name=value or --name "
+            "(short forms such as -C are not read)");
+  EXPECT_EQ(error_of(kValid + std::string("[resources]\nsetup = module load 'cuda\n")),
+            f + ":24: [resources] setup: 'module load \'cuda' unterminated quote");
+}
+
 TEST_F(SettingsTest, StagedIntent) {
   const std::string staged = replace(kValid, "baseline = tile_x=32 tile_y=8\n",
                                      "baseline = tile_x=32 tile_y=8\nstages = bottleneck\nstage_threshold = 0.05\n"

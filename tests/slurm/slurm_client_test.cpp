@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "flotilla/jobs/Slurm.h"
+#include "flotilla/jobs/Subprocess.h"
 
 using namespace flotilla::jobs;
 using namespace std::chrono_literals;
@@ -118,6 +119,57 @@ TEST_P(SlurmClientTest, ReadsMaxArraySizeAndRejectsBadPartitionAsValue) {
   EXPECT_NE(std::get<SubmitRejected>(outcome).message.find("partition"), std::string::npos)
       << std::get<SubmitRejected>(outcome).message;
   EXPECT_FALSE(std::get<SubmitRejected>(outcome).limit);
+}
+
+// Sets an environment variable for one test, as a user's shell would have.
+class ScopedVariable {
+ public:
+  ScopedVariable(const char* name, const char* value) : m_name(name) { ::setenv(name, value, 1); }
+  ~ScopedVariable() { ::unsetenv(m_name); }
+  ScopedVariable(const ScopedVariable&) = delete;
+  ScopedVariable& operator=(const ScopedVariable&) = delete;
+
+ private:
+  const char* m_name;
+};
+
+std::string squeue_fields(std::uint32_t id, const char* format) {
+  auto r = run_subprocess({.argv = {"squeue", "-h", "-j", std::to_string(id), "-o", format}});
+  EXPECT_TRUE(r.ok()) << r.err;
+  return r.out.substr(0, r.out.find('\n'));
+}
+
+// resources.sbatch's options and the SBATCH_* variables reach a job the same way whichever
+// client submits it: as sbatch, a variable beats the request's own value (#SBATCH line).
+TEST_P(SlurmClientTest, PassThroughOptionsAndSbatchVariablesReachTheJobAlike) {
+  ScopedVariable partition("SBATCH_PARTITION", "gb200");
+  ScopedVariable constraint("SBATCH_CONSTRAINT", "grace");
+  auto client = make_slurm_client(GetParam());  // the api client reads the environment when made
+  auto r = request("passthrough", "true");
+  r.partition = "debug";  // node1-2, which lack the feature: the variable must win
+  r.extra = {{"comment", "flotilla-pass-through"}, {"mem", "100M"}, {"cpus-per-task", "2"}};
+  auto outcome = client->submit(r);
+  ASSERT_TRUE(std::holds_alternative<Submitted>(outcome)) << std::get<SubmitRejected>(outcome).message;
+  const auto id = std::get<Submitted>(outcome).id;
+  EXPECT_EQ(squeue_fields(id, "%P|%f|%k|%m|%c"), "gb200|grace|flotilla-pass-through|100M|2");
+  EXPECT_EQ(only(wait_all({id}), id).state, JobState::completed);
+}
+
+// A pending job's reason is Slurm's own name of it (squeue's), from both clients.
+TEST_P(SlurmClientTest, PendingReasonsAreSlurmsNames) {
+  auto blocker = submit(request("blocker", "sleep 300"));
+  auto r = request("waiting", "true");
+  r.dependency = "afterok:" + std::to_string(blocker);
+  auto waiting = submit(r);
+  ASSERT_TRUE(run_subprocess({.argv = {"scontrol", "uhold", std::to_string(waiting)}}).ok());
+  std::string reason;
+  for (int i = 0; i < 100 && reason != "JobHeldUser"; ++i) {
+    reason = only(m_client->query({waiting}), waiting).reason;
+    std::this_thread::sleep_for(50ms);
+  }
+  EXPECT_EQ(reason, "JobHeldUser");
+  m_client->cancel(waiting);
+  m_client->cancel(blocker);
 }
 
 INSTANTIATE_TEST_SUITE_P(Clients, SlurmClientTest, ::testing::Values("api", "sbatch"));

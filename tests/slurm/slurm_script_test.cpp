@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include "flotilla/jobs/Command.h"
 #include "flotilla/jobs/Slurm.h"
+#include "flotilla/jobs/Subprocess.h"
 
 using namespace flotilla::jobs;
 
@@ -175,4 +177,109 @@ TEST(JobScript, RefusesValuesThatWouldLeaveTheirLine) {
   const auto script = render_job_script(commented);
   EXPECT_NE(script.find("# first rm -rf /\n"), std::string::npos) << script;
   EXPECT_EQ(shell_quote("/opt/my tools/flotilla-worker"), "'/opt/my tools/flotilla-worker'");
+}
+
+TEST(JobScript, PassThroughOptionsFollowFlotillasOwnAndAreNamed) {
+  JobRequest r{.name = "c-1", .nodes = 1, .ranks_per_node = 2, .time_limit = std::chrono::minutes(5),
+               .extra = {{"constraint", "gb200&ib"}, {"exclusive", ""}}, .commands = {"true"}};
+  EXPECT_EQ(render_job_script(r),
+            "#!/bin/bash\n"
+            "#SBATCH --job-name=c-1\n"
+            "#SBATCH --nodes=1\n"
+            "#SBATCH --ntasks-per-node=2\n"
+            "#SBATCH --time=0:05:00\n"
+            "#SBATCH --constraint=gb200&ib\n"
+            "#SBATCH --exclusive\n"
+            "\n"
+            "# the last 2 #SBATCH line(s) come from resources.sbatch: --constraint=gb200&ib --exclusive\n"
+            "\n"
+            "set -euo pipefail\n"
+            "true\n");
+}
+
+TEST(JobScript, SetupLinesAreQuotedWordByWordAndNamedWhenTheyFail) {
+  EXPECT_EQ(render_setup_line("module load cuda/12.4", 1),
+            "set +u; module load cuda/12.4 || { echo 'flotilla: resources.setup line 1 failed: module load cuda/12.4' "
+            ">&2; exit 1; }; set -u");
+  // Shell syntax stays words: nothing after the ';' runs as a command of its own.
+  EXPECT_EQ(render_setup_line("source \"my env.sh\"; rm -rf $HOME", 2),
+            "set +u; source 'my env.sh;' rm -rf '$HOME' || { echo 'flotilla: resources.setup line 2 failed: source "
+            "\"my env.sh\"; rm -rf $HOME' >&2; exit 1; }; set -u");
+  EXPECT_THROW(render_setup_line("module load 'cuda", 1), CommandError);
+
+  // Run for real: a line that fails ends the script with its line named, and later lines never run.
+  const auto script = "set -euo pipefail\n" + render_setup_line("true ok", 1) + "\n" + render_setup_line("false x", 2) +
+                      "\necho reached\n";
+  SubprocessResult result = run_subprocess({.argv = {"bash", "-c", script}});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.out, "");
+  EXPECT_EQ(result.err, "flotilla: resources.setup line 2 failed: false x\n");
+}
+
+TEST(SbatchOptions, ParsedCheckedAndRenderedAsSbatchSpellsThem) {
+  EXPECT_EQ(parse_sbatch_options("  --mem=64G\t--exclusive --mail-type=END,FAIL "),
+            (std::vector<SbatchOption>{{"mem", "64G"}, {"exclusive", ""}, {"mail-type", "END,FAIL"}}));
+  EXPECT_EQ(to_string(SbatchOption{"mem", "64G"}), "--mem=64G");
+  EXPECT_EQ(to_string(SbatchOption{"exclusive", ""}), "--exclusive");
+  EXPECT_TRUE(parse_sbatch_options("").empty());
+  auto error = [](std::string_view text) {
+    try {
+      parse_sbatch_options(text);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(error("--time=10"), "'--time' is set by flotilla for every job: use resources.time_limit");
+  EXPECT_EQ(error("--output=x"), "'--output' is set by flotilla for every job, which depends on it (docs/slurm.md)");
+  EXPECT_EQ(error("--exclusive=user"), "'--exclusive' takes no value");
+  EXPECT_EQ(error("--constraint"), "'--constraint' needs a value (--constraint=VALUE)");
+  EXPECT_EQ(error("--cpus-per-task=0"), "'--cpus-per-task=0': the value is not a CPU count from 1 to 65535");
+  EXPECT_EQ(error("--mail-type=END,SOMETIMES").substr(0, 77),
+            "'--mail-type=END,SOMETIMES': the value names 'SOMETIMES', which is not one of");
+  EXPECT_EQ(error("--nice=abc"), "'--nice=abc': the value is not an integer within Slurm's nice range");
+  EXPECT_EQ(error("constraint=x"), "'constraint=x' is not an option: write each as --name=value or --name (short forms "
+                                   "such as -C are not read)");
+}
+
+TEST(SbatchOptions, MemoryAndTimeAsSlurmReadsThem) {
+  EXPECT_EQ(parse_memory_mib("1024"), 1024u);
+  EXPECT_EQ(parse_memory_mib("64G"), 64u * 1024);
+  EXPECT_EQ(parse_memory_mib("500m"), 500u);
+  EXPECT_EQ(parse_memory_mib("1T"), 1024u * 1024);
+  EXPECT_EQ(parse_memory_mib("1500K"), 2u);  // rounded up
+  EXPECT_EQ(parse_memory_mib("0"), 0u);      // Slurm: all of a node's memory
+  EXPECT_FALSE(parse_memory_mib(""));
+  EXPECT_FALSE(parse_memory_mib("G"));
+  EXPECT_FALSE(parse_memory_mib("12X"));
+  EXPECT_FALSE(parse_memory_mib("-1"));
+  EXPECT_FALSE(parse_memory_mib("99999999999999T"));
+
+  using std::chrono::minutes;
+  EXPECT_EQ(parse_slurm_time("90"), minutes(90));
+  EXPECT_EQ(parse_slurm_time("10:30"), minutes(11));  // MM:SS, rounded up
+  EXPECT_EQ(parse_slurm_time("1:30:00"), minutes(90));
+  EXPECT_EQ(parse_slurm_time("2-0"), minutes(2 * 24 * 60));
+  EXPECT_EQ(parse_slurm_time("1-2:03"), minutes(26 * 60 + 3));
+  EXPECT_EQ(parse_slurm_time("1-0:0:1"), minutes(24 * 60 + 1));
+  EXPECT_FALSE(parse_slurm_time("0"));  // unlimited to Slurm
+  EXPECT_FALSE(parse_slurm_time("UNLIMITED"));
+  EXPECT_FALSE(parse_slurm_time("1:2:3:4"));
+  EXPECT_FALSE(parse_slurm_time("1h"));
+  EXPECT_FALSE(parse_slurm_time(""));
+}
+
+TEST(SbatchOptions, EnvironmentVariablesSortedByWhatBothClientsCanDo) {
+  auto env = read_sbatch_environment({"PATH=/usr/bin", "SBATCH_PARTITION=gb200", "SBATCH_TIMELIMIT=1:00:00",
+                                      "SBATCH_EXCLUSIVE=", "SBATCH_CONSTRAINT=ib", "SBATCH_JOB_NAME=mine",
+                                      "SBATCH_HINT=nomultithread", "SBATCH_DEBUG=1", "SBATCH_MEM_PER_NODE=lots",
+                                      "SLURM_CLUSTERS=a,b", "SLURM_JOB_ID=5", "SBATCH_NO_REQUEUE=1"});
+  EXPECT_EQ(env.applied, (std::vector<SbatchOption>{{"partition", "gb200"}, {"time", "1:00:00"}, {"exclusive", ""},
+                                                    {"constraint", "ib"}}));
+  ASSERT_EQ(env.refused.size(), 2u);
+  EXPECT_EQ(env.refused[0], "SBATCH_JOB_NAME: flotilla names its jobs (PREFIX-N) and finds them by name after a restart");
+  EXPECT_EQ(env.refused[1].substr(0, 15), "SLURM_CLUSTERS:");
+  EXPECT_EQ(env.unsupported, (std::vector<std::string>{"SBATCH_HINT"}));
+  ASSERT_EQ(env.malformed.size(), 1u);
+  EXPECT_EQ(env.malformed[0].substr(0, 31), "SBATCH_MEM_PER_NODE=lots: the v");
 }

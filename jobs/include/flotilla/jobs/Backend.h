@@ -23,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "flotilla/jobs/SbatchOptions.h"
 #include "flotilla/jobs/Task.h"
 
 namespace flotilla::jobs {
@@ -79,6 +80,7 @@ struct SlurmShape {
   std::chrono::minutes time_limit{30};
   std::string account;
   std::string qos;
+  std::vector<SbatchOption> extra;        // resources.sbatch: further #SBATCH options (SbatchOptions.h)
 };
 
 // What each Slurm job asks for, and where its files go (backend "slurm").
@@ -95,6 +97,7 @@ struct SlurmResources {
   // array is first allocated at once when its nodes are free (as `salloc --immediate`), and its
   // script runs from a launcher on this host that outlives flotilla; otherwise a batch job.
   std::string start = "batch";
+  std::vector<std::string> setup;         // resources.setup: commands each job script runs first
 };
 
 struct BackendOptions {
@@ -121,6 +124,7 @@ struct BackendSetting {
   std::string_view key;
   std::string_view default_value;  // empty: none
   std::string_view help;
+  bool multi = false;              // repeatable: every line counts
 };
 // Every registered backend's settings, in registry order (local, mpi, slurm).
 std::vector<BackendSetting> backend_settings();

@@ -20,6 +20,8 @@
 #include <variant>
 #include <vector>
 
+#include "flotilla/jobs/SbatchOptions.h"
+
 namespace flotilla::jobs {
 
 struct JobRequest {
@@ -36,6 +38,7 @@ struct JobRequest {
   bool requeue = true;                   // false: Slurm does not requeue it after a node failure
   std::filesystem::path workdir;         // absolute
   std::filesystem::path output;          // absolute stdout/stderr path (may use %j, %A, %a)
+  std::vector<SbatchOption> extra;       // resources.sbatch: #SBATCH lines after flotilla's own
   std::vector<std::string> comments;     // what the job does, for the person who reads the script
   std::vector<std::pair<std::string, std::string>> exports;  // environment set in the script
   std::vector<std::string> commands;     // the script's body, one shell line each
@@ -47,6 +50,12 @@ struct JobRequest {
 // and this is the last line of defence against a job script that runs what nobody wrote.
 // Comments have their control bytes replaced; exported values are quoted.
 std::string render_job_script(const JobRequest& request);
+
+// Line `number` (from 1) of resources.setup (e.g. `module load cuda/12.4`) as a job script runs
+// it: split into words like a command template and quoted word by word, so no shell syntax gets
+// in; run with `set +u` (module scripts read unset variables); a failure ends the job with the
+// line named. Throws jobs::CommandError for an unterminated quote.
+std::string render_setup_line(std::string_view line, std::size_t number);
 
 // A word for a POSIX shell: as it is when it needs no quoting, else in single quotes.
 std::string shell_quote(std::string_view value);

@@ -109,6 +109,8 @@ struct Settings {
     std::string start = "batch";  // "batch", or "allocate": at once when the nodes are free (docs/slurm.md)
     std::filesystem::path jobs_dir;   // default: RESULTS.jobs
     int max_submit_jobs = 0;          // the user's queued jobs allowed at once; 0: no limit
+    std::vector<jobs::SbatchOption> extra;  // resources.sbatch (SbatchOptions.h)
+    std::vector<std::string> setup;         // resources.setup lines, in order
     // Each stage's allocation: the keys above, overridden by [resources.explore] / [resources.evaluate].
     jobs::SlurmShape explore, evaluate;
   } slurm;
