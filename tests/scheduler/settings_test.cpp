@@ -43,10 +43,16 @@ batch = 4
 class SettingsTest : public ::testing::Test {
  protected:
   std::filesystem::path write(const std::string& text) {
-    auto path = std::filesystem::temp_directory_path() / "flotilla_settings_test.ini";
+    // A folder of this process's own: ctest -j runs these tests side by side, and errors name
+    // the file, so its name stays the same.
+    std::filesystem::create_directories(m_dir);
+    auto path = m_dir / "flotilla_settings_test.ini";
     std::ofstream(path) << text;
     return path;
   }
+  void TearDown() override { std::filesystem::remove_all(m_dir); }
+  const std::filesystem::path m_dir =
+      std::filesystem::temp_directory_path() / ("flotilla_settings_test." + std::to_string(::getpid()));
   std::string error_of(const std::string& text, const std::vector<std::string>& overrides = {}) {
     try {
       load_settings(write(text), overrides);
