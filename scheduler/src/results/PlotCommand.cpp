@@ -8,10 +8,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
+#include <map>
 
 #include "Gnuplot.h"
 #include "ResultsCli.h"
+#include "flotilla/results/Charts.h"
 #include "flotilla/results/Importance.h"
 #include "flotilla/results/Pareto.h"
 #include "flotilla/results/Store.h"
@@ -29,6 +32,16 @@ constexpr const char* kGreen = "#2ca02c";
 constexpr const char* kRed = "#d62728";
 constexpr const char* kGrey = "#9a9a9a";
 constexpr const char* kLightBlue = "#9ecae1";
+constexpr const char* kOrange = "#ff7f0e";
+constexpr const char* kLightGrey = "#cfcfcf";
+constexpr const char* kPaleRed = "#fbe0e0";
+
+// A chart: its gnuplot script, and what it shows as data (the `chart` member of --json), so
+// tests check the content, not the pixels.
+struct Drawn {
+  std::string script;
+  nlohmann::json data = nlohmann::json::object();
+};
 
 std::string direction_note(bool maximize) { return maximize ? " (higher is better)" : " (lower is better)"; }
 
@@ -52,94 +65,167 @@ std::string verdict_line(const results::CampaignSummary& s) {
   return "winner by median, not confirmed";
 }
 
-std::string convergence_script(const LoadedCampaign& c, const PlotFile& file) {
+// Breaks `text` into lines of at most `width` characters at spaces, for a warning on a chart.
+std::string wrapped(const std::string& text, std::size_t width) {
+  std::string out, line;
+  for (std::size_t i = 0; i <= text.size(); ++i) {
+    const auto next = text.find(' ', i);
+    const auto word = text.substr(i, next == std::string::npos ? std::string::npos : next - i);
+    if (!line.empty() && line.size() + 1 + word.size() > width) out += line + '\n', line.clear();
+    line += (line.empty() ? "" : " ") + word;
+    if (next == std::string::npos) break;
+    i = next;
+  }
+  return out + line;
+}
+
+std::string range(const results::AxisRange& r) { return fmt::format("[{}:{}]", cell(r.low), cell(r.high)); }
+
+Drawn convergence_script(const LoadedCampaign& c, const PlotFile& file) {
   const auto& info = c.summary.campaign;
   const auto h = results::history(c.summary, c.trials);
-  Rows verified, explored, rolled, best, best_verified;
-  for (const auto& e : h.evaluations) {
-    const auto x = std::to_string(e.evaluation);
-    const auto status = c.summary.candidates[e.candidate].status;
-    // Each point with its median's interval (Stats.h), so a lucky median shows as one.
-    const auto& interval = c.summary.candidates[e.candidate].interval;
-    if (e.objective)
-      (status == CandidateStatus::verified      ? verified
-       : status == CandidateStatus::rolled_back ? rolled
-                                                : explored)
-          .push_back({x, cell(*e.objective), cell(interval ? interval->low : *e.objective),
-                      cell(interval ? interval->high : *e.objective)});
-    if (e.best_so_far) best.push_back({x, cell(*e.best_so_far)});
-    if (e.best_verified_so_far) best_verified.push_back({x, cell(*e.best_verified_so_far)});
+  const auto chart = results::convergence_chart(c.summary, h);
+  Rows verified, explored, rolled, clipped, best, best_verified;
+  const double edge = 0.03 * (chart.y.high - chart.y.low);  // clipped points sit just inside the border
+  auto data = nlohmann::json{{"y_range", {chart.y.low, chart.y.high}}, {"best_differs", chart.best_differs}};
+  std::map<std::string, int> counts;  // points per kind
+  for (const auto& p : chart.points) {
+    const auto x = std::to_string(p.evaluation);
+    if (p.clipped) {
+      // Labels of neighbouring outliers alternate between two heights, so they do not overprint.
+      const double at = p.clipped > 0 ? chart.y.high - edge : chart.y.low + edge;
+      const double label_at = at - p.clipped * edge * (1.0 + 1.5 * static_cast<double>(clipped.size() % 2));
+      clipped.push_back({x, cell(at), text_cell(fmt::format("#{} {:.4g} ({})", p.candidate, p.value,
+                                                       p.kind == results::PointKind::rolled_back ? "rolled back"
+                                                                                                 : results::to_string(p.kind))),
+                         p.clipped > 0 ? "9" : "11", cell(label_at)});
+      data["clipped"].push_back({{"candidate", p.candidate}, {"value", p.value}, {"side", p.clipped > 0 ? "above" : "below"}});
+    } else {
+      (p.kind == results::PointKind::verified ? verified : p.kind == results::PointKind::rolled_back ? rolled : explored)
+          .push_back({x, cell(p.value), cell(p.low), cell(p.high)});
+    }
+    ++counts[std::string(results::to_string(p.kind))];
   }
-  auto s = script_header(file, fmt::format("{}: convergence of {} ({} evaluations)\n{}", info.name, info.objective,
-                                           h.evaluations.size(), verdict_line(c.summary)));
+  data["points"] = counts;
+  if (!data.contains("clipped")) data["clipped"] = nlohmann::json::array();
+  for (const auto& [x, v] : chart.best) best.push_back({std::to_string(x), cell(v)});
+  for (const auto& [x, v] : chart.best_verified) best_verified.push_back({std::to_string(x), cell(v)});
+  auto title = fmt::format("{}: convergence of {} ({} evaluations)\n{}", info.name, info.objective,
+                           h.evaluations.size(), verdict_line(c.summary));
+  if (chart.clipped)
+    title += fmt::format("\n{} outlier{} beyond the axis (never a best so far), drawn at its edge with {} value",
+                         chart.clipped, chart.clipped == 1 ? "" : "s", chart.clipped == 1 ? "its" : "their");
+  auto s = script_header(file, title);
   s += datablock("verified", verified) + datablock("explored", explored) + datablock("rolled", rolled);
-  s += datablock("best", best) + datablock("best_verified", best_verified);
+  s += datablock("clipped", clipped) + datablock("best", best) + datablock("best_verified", best_verified);
   s += "set xlabel 'evaluation (candidates in the order they finished exploring)'\n";
   s += fmt::format("set ylabel {}\n",
                    gnuplot_string(fmt::format("{}, median of {} repeats{}", metric_label(info.objective), info.repeats,
                                               direction_note(info.direction != "minimize"))));
+  s += fmt::format("set yrange {}\nset xrange [0:{}]\n", range(chart.y), h.evaluations.size() + 1);
   s += "set key outside bottom center horizontal\n";
-  // Best so far first and wide, so the verified curve drawn over it shows where the two agree.
-  return s +
-         plot_line({{!best.empty(),
-                     fmt::format("$best using 1:2 with steps lw 5 lc rgb '{}' title 'best so far'", kLightBlue)},
-                    {!explored.empty(),
-                     fmt::format("$explored using 1:2:3:4 with yerrorbars pt 7 ps 0.7 lc rgb '{}' title 'explored "
-                                 "(median, interval)'",
-                                 kBlue)},
-                    {!verified.empty(),
-                     fmt::format("$verified using 1:2:3:4 with yerrorbars pt 7 ps 0.9 lc rgb '{}' title 'verified'",
-                                 kGreen)},
-                    {!rolled.empty(),
-                     fmt::format("$rolled using 1:2:3:4 with yerrorbars pt 2 ps 0.9 lc rgb '{}' title 'rolled back'",
-                                 kRed)},
-                    {!best_verified.empty(),
-                     fmt::format("$best_verified using 1:2 with steps lw 2 lc rgb '{}' title 'best verified so far'",
-                                 kGreen)}},
-                   "no candidate has finished exploring yet");
+  // Best verified solid and wide, best so far dashed on top of it: where they agree both stay
+  // visible, and where an unverified candidate leads the dashes part from the green.
+  return {s + plot_line({{!best_verified.empty(),
+                          fmt::format("$best_verified using 1:2 with steps lw 4 lc rgb '{}' title 'best verified so far'",
+                                      kGreen)},
+                         {!best.empty(),
+                          fmt::format("$best using 1:2 with steps lw 2 dt 2 lc rgb '{}' title 'best so far (any status)'",
+                                      kBlue)},
+                         {!explored.empty(),
+                          fmt::format("$explored using 1:2:3:4 with yerrorbars pt 6 ps 0.9 lc rgb '{}' title "
+                                      "'explored, not verified (median, interval)'",
+                                      kBlue)},
+                         {!verified.empty(),
+                          fmt::format("$verified using 1:2:3:4 with yerrorbars pt 7 ps 0.9 lc rgb '{}' title 'verified'",
+                                      kGreen)},
+                         {!rolled.empty(),
+                          fmt::format("$rolled using 1:2:3:4 with yerrorbars pt 2 ps 1.0 lc rgb '{}' title 'rolled back'",
+                                      kRed)},
+                         {!clipped.empty(),
+                          fmt::format("$clipped using 1:2:4 with points pt variable ps 1.6 lc rgb '{0}' notitle, "
+                                      "$clipped using 1:5:3 with labels center tc rgb '{0}' notitle, "
+                                      "keyentry with points pt 9 ps 1.6 lc rgb '{0}' title 'outlier, off the axis'",
+                                      kOrange)}},
+                        "no candidate has finished exploring yet"),
+          data};
 }
 
-std::string pareto_script(const LoadedCampaign& c, const PlotFile& file, const std::vector<results::Goal>& goals) {
-  const auto points = results::pareto_fronts(c.summary, goals, false);
+Drawn pareto_script(const LoadedCampaign& c, const PlotFile& file, const std::vector<results::Goal>& goals) {
+  const auto chart = results::pareto_chart(c.summary, results::pareto_fronts(c.summary, goals, false));
   Rows front, others;
-  for (const auto& p : points) (p.front == 1 ? front : others).push_back({cell(p.values[0]), cell(p.values[1])});
-  std::sort(front.begin(), front.end(), [](const auto& a, const auto& b) { return std::stod(a[0]) < std::stod(b[0]); });
+  auto data = nlohmann::json{{"x_range", {chart.x.low, chart.x.high}}, {"y_range", {chart.y.low, chart.y.high}},
+                             {"points", nlohmann::json::array()}};
+  for (const auto& p : chart.points) {
+    (p.front == 1 ? front : others)
+        .push_back({cell(p.x), cell(p.y), text_cell(p.label_left ? "" : p.label), text_cell(p.label_left ? p.label : "")});
+    data["points"].push_back({{"candidate", p.candidate}, {"x", p.x}, {"y", p.y}, {"front", p.front}, {"label", p.label}});
+  }
   const auto extra = goals.size() > 2 ? fmt::format(" (fronts over {} metrics)", goals.size()) : std::string();
   auto s = script_header(
       file, fmt::format("{}: Pareto front of {} vs {}{}, {} of {} candidates on it", c.summary.campaign.name,
-                        goals[0].metric, goals[1].metric, extra, front.size(), points.size()));
+                        goals[0].metric, goals[1].metric, extra, chart.on_front, chart.points.size()));
   s += datablock("front", front) + datablock("others", others);
   s += fmt::format("set xlabel {}\nset ylabel {}\n",
                    gnuplot_string(metric_label(goals[0].metric) + direction_note(goals[0].maximize)),
                    gnuplot_string(metric_label(goals[1].metric) + direction_note(goals[1].maximize)));
+  s += fmt::format("set xrange {}\nset yrange {}\n", range(chart.x), range(chart.y));
   s += "set key outside bottom center horizontal\n";
-  return s +
-         plot_line({{!others.empty(),
-                     fmt::format("$others using 1:2 with points pt 7 ps 0.7 lc rgb '{}' title 'dominated'", kGrey)},
-                    {!front.empty(),
-                     fmt::format("$front using 1:2 with linespoints pt 7 ps 1.1 lw 2 lc rgb '{}' title 'Pareto front'",
-                                 kRed)}},
-                   "no candidate has every metric");
+  return {s + plot_line({{!others.empty(),
+                          fmt::format("$others using 1:2 with points pt 7 ps 0.8 lc rgb '{}' title 'dominated', "
+                                      "$others using 1:2:3 with labels left offset 0.7,0.5 tc rgb '#666666' notitle, "
+                                      "$others using 1:2:4 with labels right offset -0.7,0.5 tc rgb '#666666' notitle",
+                                      kGrey)},
+                         {!front.empty(),
+                          fmt::format("$front using 1:2 with linespoints pt 7 ps 1.2 lw 2 lc rgb '{}' title 'Pareto "
+                                      "front (candidate ids)', $front using 1:2:3 with labels left offset 0.8,0.7 notitle, "
+                                      "$front using 1:2:4 with labels right offset -0.8,0.7 notitle",
+                                      kRed)}},
+                        "no candidate has every metric"),
+          data};
 }
 
-std::string params_script(const LoadedCampaign& c, const PlotFile& file, const results::Goal& goal) {
+Drawn params_script(const LoadedCampaign& c, const PlotFile& file, const results::Goal& goal) {
   const auto report = results::parameter_importance(c.summary, goal);
-  Rows bars;
-  for (const auto& p : report.parameters) bars.push_back({text_cell(p.name), cell(100 * p.importance), "0"});
-  if (report.samples > 1) bars.push_back({text_cell("interactions + noise"), cell(100 * report.interactions), "1"});
   if (report.samples < 2) throw std::runtime_error("nothing to plot: fewer than two candidates have " + goal.metric);
-  auto s = script_header(file, fmt::format("{}: what matters for {} ({} candidates)", c.summary.campaign.name,
-                                           goal.metric, report.samples));
+  const auto chart = results::importance_chart(report);
+  Rows bars;
+  auto data = nlohmann::json{{"sum_percent", chart.sum_percent}, {"warning", chart.warning},
+                             {"verdict", chart.verdict}, {"bars", nlohmann::json::array()}};
+  for (const auto& b : chart.bars) {
+    const bool unknown = std::isnan(b.percent);
+    // Colour: parameter blue, a share that fits noise light grey, the remainder grey.
+    const char* color = b.remainder ? kGrey : b.unreliable ? kLightGrey : kBlue;
+    const auto text = unknown ? std::string("cannot tell") : fmt::format("{:.1f}%{}", b.percent, b.unreliable ? " (?)" : "");
+    bars.push_back({text_cell(b.label), unknown ? "0" : cell(b.percent), std::string("0x") + (color + 1), text_cell(text),
+                    b.remainder ? "NaN" : cell(b.chance_percent)});
+    data["bars"].push_back({{"label", b.label},
+                            {"percent", unknown ? nlohmann::json() : nlohmann::json(b.percent)},
+                            {"remainder", b.remainder},
+                            {"unreliable", b.unreliable},
+                            {"chance_percent", b.chance_percent}});
+  }
+  auto s = script_header(file, fmt::format("{}: what matters for {} ({} candidates)\n{}", c.summary.campaign.name,
+                                           goal.metric, report.samples,
+                                           chart.warning ? "" : chart.verdict));
   s += datablock("bars", bars);
-  s += "set xlabel 'parameter'\nset ylabel 'share of the variance explained [%]'\nset yrange [0:100]\n";
-  s += "set style fill solid 0.8 noborder\nset boxwidth 0.6\nunset key\nset xtics rotate by -30 nomirror\n";
-  return s + fmt::format(
-                 "plot $bars using 0:2:($3 > 0 ? 0x{} : 0x{}):xtic(1) with boxes lc rgb variable, \\\n"
-                 "     $bars using 0:2:(sprintf('%.1f%%', $2)) with labels offset 0,0.8 notitle\n",
-                 std::string(kGrey + 1), std::string(kBlue + 1));
+  s += "set xlabel 'parameter'\nset ylabel 'share of the variance explained alone [%]'\nset yrange [0:118]\n";
+  s += "set ytics 0,20,100\nset style fill solid 0.8 noborder\nset boxwidth 0.6\n";
+  s += "set xtics rotate by -30 nomirror\n";
+  // The warning sits in the chart, in red, above the bars: it must not be missed.
+  if (chart.warning)
+    s += fmt::format("set label 1 {} at graph 0.5, graph 0.97 center front tc rgb '{}'\n",
+                     gnuplot_string("warning: " + wrapped(chart.verdict, 110)), kRed);
+  s += "set key outside bottom center horizontal\n";
+  // A black dash across each bar at the share noise alone would give it.
+  return {s + "plot $bars using 0:2:3:xtic(1) with boxes lc rgb variable notitle, \\\n"
+              "     $bars using 0:2:4 with labels offset 0,0.8 notitle, \\\n"
+              "     $bars using ($0-0.34):5:(0.68):(0) with vectors nohead lw 2 lc rgb 'black' "
+              "title 'share noise alone would give (chance level)'\n",
+          data};
 }
 
-std::string timeline_script(const LoadedCampaign& c, const PlotFile& file) {
+Drawn timeline_script(const LoadedCampaign& c, const PlotFile& file) {
   const auto tl = results::build_timeline(c.trials);
   if (tl.bars.empty()) throw std::runtime_error("nothing to plot: no trial is recorded yet");
   Rows bars;
@@ -158,7 +244,8 @@ std::string timeline_script(const LoadedCampaign& c, const PlotFile& file) {
     tics += fmt::format("{}{} {}", l ? ", " : "", gnuplot_string(tl.lanes[l].label), l);
   auto s = script_header(
       file,
-      fmt::format("{}: tasks over time, {} lanes{} (utilisation {:.0f}%)", c.summary.campaign.name, tl.lanes.size(),
+      fmt::format("{}: tasks over time, {} lane{}{} (utilisation {:.0f}%)", c.summary.campaign.name, tl.lanes.size(),
+                  tl.lanes.size() == 1 ? "" : "s",
                   tl.by_rank ? fmt::format(" on {} rank{}", tl.ranks, tl.ranks == 1 ? "" : "s") : "",
                   100 * tl.utilisation()));
   s += datablock("bars", bars);
@@ -169,59 +256,92 @@ std::string timeline_script(const LoadedCampaign& c, const PlotFile& file) {
   s += "plot $bars using (($1+$2)/2):3:1:2:($3-0.38):($3+0.38):4 with boxxyerror lc rgb variable notitle";
   for (auto [name, color] : {std::pair{"explore", kBlue}, {"evaluate", kGreen}, {"failed", kRed}, {"cancelled", kGrey}})
     s += fmt::format(", \\\n     keyentry with boxes fs solid 0.85 lc rgb '{}' title '{}'", color, name);
-  return s + '\n';
+  return {s + '\n', nlohmann::json{{"lanes", tl.lanes.size()}}};
 }
 
-// Per-test outcomes (evaluate.suite): passed, failed (fail, error, timeout), skipped and not run
-// per candidate, side by side; a log scale once counts are large, so a handful of failures next
-// to millions of passes still shows.
-std::string per_test_script(const LoadedCampaign& c, const PlotFile& file, const results::Store& store) {
-  Rows rows;
-  std::int64_t largest = 0;
-  auto tested = store.tested_candidates();
-  std::sort(tested.begin(), tested.end());
-  for (auto id : tested) {
-    const auto summary = results::summarize(*store.test_outcomes(id));
-    rows.push_back({text_cell(std::to_string(id)), std::to_string(summary.pass),
-                    std::to_string(summary.fail + summary.error + summary.timeout), std::to_string(summary.skip),
-                    std::to_string(summary.not_run)});
-    largest = std::max(largest, summary.total);
-  }
-  auto s = script_header(file, fmt::format("{}: per-test outcomes per candidate ({} candidates tested)",
-                                           c.summary.campaign.name, rows.size()));
-  s += datablock("tests", rows);
-  s += "set xlabel 'candidate id'\nset ylabel 'tests [count]'\n";
-  s += largest > 1000 ? "set logscale y\nset yrange [0.8:*]\n" : "set yrange [0:*]\n";
-  s += "set style data histograms\nset style histogram clustered gap 1\nset style fill solid 0.85 noborder\n";
-  s += "set key outside bottom center horizontal\nset xtics rotate by -45 nomirror\n";
-  return s + fmt::format("plot $tests using 2:xtic(1) lc rgb '{}' title 'passed', '' using 3 lc rgb '{}' title "
-                         "'failed', '' using 4 lc rgb '{}' title 'skipped', '' using 5 lc rgb '{}' title 'not run'\n",
-                         kGreen, kRed, kGrey, kLightBlue);
-}
-
-std::string tests_script(const LoadedCampaign& c, const PlotFile& file) {
+// What changed against the baseline, per tested candidate: fixes up, regressions down, and the
+// candidates that were rolled back shaded, so one broken test among thousands of passes shows.
+Drawn tests_script(const LoadedCampaign& c, const PlotFile& file) {
   const auto& s0 = c.summary;
   if (s0.campaign.shards == 0)
     throw std::runtime_error("nothing to plot: this campaign has no evaluate stage, so no tests");
-  if (const auto store = results::Store::open_read(c.path); !store.tested_candidates().empty())
-    return per_test_script(c, file, store);
+  results::TestsChart chart;
+  if (const auto store = results::Store::open_read(c.path); !store.tested_candidates().empty()) {
+    std::map<std::int64_t, results::TestSuite> suites;
+    std::vector<results::TestedCandidate> tested;
+    for (auto id : store.tested_candidates()) {
+      auto tests = store.test_results(id);
+      if (!tests) continue;
+      auto it = suites.find(tests->suite);
+      if (it == suites.end()) it = suites.emplace(tests->suite, store.test_suite(tests->suite)).first;
+      tested.push_back({&it->second, std::move(*tests)});
+    }
+    chart = results::tests_chart(s0, tested);
+  } else {
+    chart = results::shard_tests_chart(s0, c.trials);
+  }
+  if (chart.rows.empty()) throw std::runtime_error("nothing to plot: no evaluate shard is recorded yet");
+  const bool compared = chart.baseline.has_value();
+  const char* unit = chart.per_test ? "tests" : "evaluate shards";
   Rows rows;
-  for (const auto& cand : s0.candidates)
-    if (cand.shards_done > 0)
-      rows.push_back({text_cell(std::to_string(cand.record.id)), std::to_string(cand.shards_passed),
-                      std::to_string(cand.shards_done - cand.shards_passed)});
-  if (rows.empty()) throw std::runtime_error("nothing to plot: no evaluate shard is recorded yet");
-  auto s = script_header(file, fmt::format("{}: test outcomes per candidate ({} candidates evaluated, {} shards each)",
-                                           s0.campaign.name, rows.size(), s0.campaign.shards));
-  s += datablock("shards", rows);
-  s += "set xlabel 'candidate id'\nset ylabel 'evaluate shards passed and failed [count]'\nset yrange [0:*]\n";
-  if (s0.campaign.shards <= 10) s += "set ytics 1\n";  // counts: no half shards on the axis
-  s += "set style data histograms\nset style histogram rowstacked\nset style fill solid 0.85 noborder\nset boxwidth "
-       "0.7\n";
-  s += "set key outside bottom center horizontal\nset xtics rotate by -45 nomirror\n";
-  return s +
-         fmt::format("plot $shards using 2:xtic(1) lc rgb '{}' title 'passed', '' using 3 lc rgb '{}' title 'failed'\n",
-                     kGreen, kRed);
+  std::int64_t largest = 1;
+  auto data = nlohmann::json{{"per_test", chart.per_test}, {"baseline", compared ? nlohmann::json(*chart.baseline) : nlohmann::json()},
+                             {"regressions", chart.regressions}, {"fixes", chart.fixes}, {"rows", nlohmann::json::array()}};
+  // Status and failure counts under each bar while there is room; beyond that the ids alone, and
+  // the shading still marks what was rolled back.
+  const bool roomy = chart.rows.size() <= 10;
+  for (std::size_t i = 0; i < chart.rows.size(); ++i) {
+    const auto& r = chart.rows[i];
+    // Without a tested baseline there is nothing to compare with: failures go down instead.
+    const auto up = r.fixes.value_or(0), down = compared ? r.regressions.value_or(0) : r.failed;
+    largest = std::max({largest, up, down});
+    auto status = r.baseline ? std::string("baseline") : std::string(results::to_string(r.status));
+    std::replace(status.begin(), status.end(), '_', ' ');
+    const bool rolled = r.status == CandidateStatus::rolled_back;
+    rows.push_back({std::to_string(i), text_cell(roomy ? fmt::format("#{}\\n{}\\n{}/{} failed", r.candidate, status, r.failed, r.tests)
+                                           : fmt::format("#{}", r.candidate)), std::to_string(up),
+                    std::to_string(-down), rolled ? "1" : "0",
+                    text_cell(up ? fmt::format("+{}", up) : ""),
+                    text_cell(down ? fmt::format("-{}", down) : (up ? "" : "="))});
+    data["rows"].push_back({{"candidate", r.candidate}, {"status", results::to_string(r.status)}, {"baseline", r.baseline}, {"tests", r.tests}, {"passed", r.passed},
+                            {"failed", r.failed},
+                            {"regressions", r.regressions ? nlohmann::json(*r.regressions) : nlohmann::json()},
+                            {"fixes", r.fixes ? nlohmann::json(*r.fixes) : nlohmann::json()}});
+  }
+  const auto head = fmt::format("{}: {} per candidate ({} candidates evaluated)", s0.campaign.name, unit, rows.size());
+  const auto against =
+      compared ? fmt::format("against the baseline (candidate {}): {} regression{}, {} fix{} in all", *chart.baseline,
+                             chart.regressions, chart.regressions == 1 ? "" : "s", chart.fixes,
+                             chart.fixes == 1 ? "" : "es")
+               : std::string("the baseline was not tested: failures shown instead of regressions");
+  auto s = script_header(file, head + "\n" + against);
+  s += datablock("rows", rows);
+  const double top = 1.3 * static_cast<double>(largest);
+  s += fmt::format("set ylabel {}\n",
+                   gnuplot_string(compared ? fmt::format("{} changed vs the baseline: fixes up, regressions down", unit)
+                                           : fmt::format("failed {} [count]", unit)));
+  s += fmt::format("set yrange [{}:{}]\nset xrange [-0.6:{}]\n", cell(-top), cell(top), rows.size() - 0.4);
+  if (largest <= 10) s += "set ytics 1\n";  // counts: no half tests on the axis
+  s += "set format y '%g'\nset style fill solid 0.85 noborder\nset boxwidth 0.6\nset xzeroaxis lt -1 lw 1\n";
+  s += roomy ? "set bmargin 6\nset xtics nomirror\n" : "set xtics nomirror rotate by -45\n";
+  s += "set key outside right top vertical\n";
+  bool any_rolled = false;
+  for (const auto& r : chart.rows) any_rolled = any_rolled || r.status == CandidateStatus::rolled_back;
+  // Rolled-back candidates get a pale red column behind their bars (drawn first, so behind).
+  const auto shade = [&](double y, bool titled) {
+    return fmt::format("$rows using 1:($5 > 0 ? {} : NaN):(0.9) with boxes fs solid 1.0 lc rgb '{}' {}", cell(y), kPaleRed,
+                       titled ? "title 'rolled back'" : "notitle");
+  };
+  return {s + plot_line({{any_rolled, shade(2 * top, true)},
+                         {any_rolled, shade(-2 * top, false)},
+                         {true, fmt::format("$rows using 1:3:xtic(2) with boxes lc rgb '{}' {}", kGreen,
+                                            compared ? "title 'fixes'" : "notitle")},
+                         {true, fmt::format("$rows using 1:4 with boxes lc rgb '{}' title '{}'", kRed,
+                                            compared ? "regressions" : "failed")},
+                         {true, "$rows using 1:($3 > 0 ? $3 : 0):6 with labels offset 0,0.7 notitle"},
+                         {true, "$rows using 1:($4 < 0 ? $4 : 0):7 with labels offset 0,-0.7 notitle"}},
+                        "no evaluate shard is recorded yet"),
+          data};
 }
 
 int run_plot(const po::variables_map& vm, const std::vector<std::string>& files, std::ostream& out) {
@@ -231,22 +351,23 @@ int run_plot(const po::variables_map& vm, const std::vector<std::string>& files,
   const auto kind = vm["kind"].as<std::string>();
   const auto file = plot_file(vm["output"].as<std::string>(), vm["size"].as<std::string>());
   auto c = load_campaign(files[0], json);
-  std::string script;
+  Drawn drawn;
+  auto& script = drawn.script;
   if (kind == "convergence")
-    script = convergence_script(c, file);
+    drawn = convergence_script(c, file);
   else if (kind == "pareto") {
     if (!vm.count("objectives")) throw results::AnalysisError("--kind pareto needs --objectives M:max,N:min");
     auto goals = results::parse_goals(vm["objectives"].as<std::string>(), c.summary);
     if (goals.size() < 2) throw results::AnalysisError("--kind pareto needs two or more metrics in --objectives");
-    script = pareto_script(c, file, goals);
+    drawn = pareto_script(c, file, goals);
   } else if (kind == "params") {
-    script = params_script(c, file,
+    drawn = params_script(c, file,
                            vm.count("metric") ? results::parse_goal(vm["metric"].as<std::string>(), c.summary)
                                               : results::objective_goal(c.summary.campaign));
   } else if (kind == "timeline")
-    script = timeline_script(c, file);
+    drawn = timeline_script(c, file);
   else if (kind == "tests")
-    script = tests_script(c, file);
+    drawn = tests_script(c, file);
   else
     throw po::error("--kind must be convergence, pareto, params, timeline or tests, not '" + kind + "'");
   if (vm.count("script")) {
@@ -258,7 +379,8 @@ int run_plot(const po::variables_map& vm, const std::vector<std::string>& files,
   const char* format = file.format == PlotFile::Format::png ? "png" : "svg";
   if (json)
     out << nlohmann::json{{"file", file.path},   {"kind", kind},          {"format", format},
-                          {"width", file.width}, {"height", file.height}, {"run", run_json(c.run)}}
+                          {"width", file.width}, {"height", file.height}, {"run", run_json(c.run)},
+                          {"chart", drawn.data}}
                .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
         << '\n';
   else

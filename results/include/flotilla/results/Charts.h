@@ -1,0 +1,138 @@
+// Charts.h — what each chart of `flotilla results plot` shows, decided from the records: which
+// points are outliers and where the axes end, which points carry labels, what the importance
+// shares may claim, and each tested candidate's regressions and fixes against the baseline.
+// Pure functions, unit-tested on their content; the plot command only turns them into gnuplot
+// (scheduler/src/results/PlotCommand.cpp), so every decision here can be checked without pixels.
+//
+// Rules:
+//  - Convergence: a point is an outlier when it lies beyond 3 interquartile ranges of the quartiles
+//    of all the plotted objectives (Tukey's far-out fence). Outliers leave the y range and are
+//    drawn at its edge, marked and labelled with their value, so one wild candidate cannot squash
+//    the rest into a sliver. A point that set a best-so-far value is never clipped: the curves
+//    show what the campaign could deliver, and the winner stays on the chart. With no spread
+//    between the quartiles nothing is clipped.
+//  - Pareto: the axes span every point with a margin, so no point sits on the border; front 1
+//    is always labelled with candidate ids, the others unless crowded; labels in the right half
+//    go left of their point, so none runs past the border.
+//  - Params: the first-order shares are honest only when they leave something for interactions
+//    and noise; when they add up to more than 100% (parameters that varied together share credit)
+//    or a parameter has nearly one candidate per value (its share fits noise), the chart says so;
+//    each share comes with the level noise alone would reach.
+//  - Tests: regressions and fixes against the baseline, test by test (diff_outcomes), per
+//    candidate with its status, so a candidate rolled back for one broken test stands out among
+//    thousands of passes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "flotilla/results/Analysis.h"
+#include "flotilla/results/History.h"
+#include "flotilla/results/Importance.h"
+#include "flotilla/results/Pareto.h"
+#include "flotilla/results/TestOutcomes.h"
+
+namespace flotilla::results {
+
+struct AxisRange {
+  double low = 0;
+  double high = 1;
+  bool contains(double v) const { return v >= low && v <= high; }
+};
+
+// Values within [Q1 - k·IQR, Q3 + k·IQR] (quartiles by linear interpolation); nullopt when
+// fewer than 4 values or the quartiles coincide (no spread to judge by).
+std::optional<AxisRange> tukey_fence(std::vector<double> values, double k = 3.0);
+
+// ---- convergence ----
+enum class PointKind { explored, verified, rolled_back };
+std::string_view to_string(PointKind kind);
+
+struct ConvergencePoint {
+  std::size_t evaluation = 0;
+  std::int64_t candidate = 0;
+  PointKind kind = PointKind::explored;
+  double value = 0, low = 0, high = 0;  // the median and its interval
+  int clipped = 0;                      // -1 below the y range, +1 above it, 0 inside
+};
+
+struct ConvergenceChart {
+  std::vector<ConvergencePoint> points;
+  std::vector<std::pair<std::size_t, double>> best, best_verified;  // (evaluation, value) steps
+  AxisRange y;
+  std::size_t clipped = 0;
+  bool best_differs = false;  // best so far is not verified somewhere: the two curves part
+};
+
+ConvergenceChart convergence_chart(const CampaignSummary& summary, const History& history);
+
+// ---- pareto ----
+struct ParetoChartPoint {
+  std::int64_t candidate = 0;
+  double x = 0, y = 0;
+  std::size_t front = 0;
+  std::string label;  // "#12" (front 1 with few points: "#12 x=4 y=a"); empty: unlabelled
+  bool label_left = false;  // the label goes left of the point (it is in the right half)
+};
+
+struct ParetoChart {
+  std::vector<ParetoChartPoint> points;  // front 1 first, sorted by x
+  AxisRange x, y;
+  std::size_t on_front = 0;
+};
+
+ParetoChart pareto_chart(const CampaignSummary& summary, const std::vector<ParetoPoint>& fronts);
+
+// ---- params ----
+struct ImportanceBar {
+  std::string label;
+  double percent = 0;       // NaN: cannot be told (the remainder when the shares overlap)
+  bool remainder = false;   // the "interactions + noise" bar
+  bool unreliable = false;  // about one candidate per value: the share fits noise
+  // The share a parameter with this many values gets on average from noise alone, (k - 1) / (n - 1)
+  // for k values over n candidates: a share near it says nothing.
+  double chance_percent = 0;
+};
+
+struct ImportanceChart {
+  std::vector<ImportanceBar> bars;
+  double sum_percent = 0;    // of the parameters' shares
+  bool warning = false;      // the shares do not explain the variance plainly
+  std::string verdict;       // one line for the chart, e.g. "the shares add up to 143%: ..."
+};
+
+ImportanceChart importance_chart(const ImportanceReport& report);
+
+// ---- tests ----
+struct TestsChartRow {
+  std::int64_t candidate = 0;
+  CandidateStatus status = CandidateStatus::pending;
+  bool baseline = false;
+  std::int64_t tests = 0, passed = 0, failed = 0;  // failed: fail, error, timeout (per-test) or failed shards
+  std::optional<std::int64_t> regressions, fixes;  // against the baseline; none without one
+};
+
+struct TestsChart {
+  bool per_test = false;  // per-test outcomes (evaluate.suite); else evaluate shards
+  std::optional<std::int64_t> baseline;
+  std::vector<TestsChartRow> rows;  // by candidate id
+  std::int64_t regressions = 0, fixes = 0;  // totals
+};
+
+// One tested candidate's recorded outcomes with its suite (shared: a suite may hold millions of
+// names, and candidates with the same discovery share one).
+struct TestedCandidate {
+  const TestSuite* suite = nullptr;
+  CandidateTests tests;
+};
+
+// Per-test: every tested candidate against the baseline's outcomes (when it was tested).
+TestsChart tests_chart(const CampaignSummary& summary, const std::vector<TestedCandidate>& tested);
+// Shards only: a shard the baseline passed and the candidate failed is a regression, the reverse a
+// fix (latest attempt of each shard; the test gate's verdict trial does not count).
+TestsChart shard_tests_chart(const CampaignSummary& summary, const std::vector<TrialRecord>& trials);
+
+}  // namespace flotilla::results

@@ -1,0 +1,254 @@
+// Charts.cpp — the data decisions behind each chart (see Charts.h).
+#include "flotilla/results/Charts.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace flotilla::results {
+namespace {
+
+// Quantile q of sorted values, by linear interpolation between order statistics.
+double quantile(const std::vector<double>& sorted, double q) {
+  const double pos = q * static_cast<double>(sorted.size() - 1);
+  const auto i = static_cast<std::size_t>(pos);
+  if (i + 1 >= sorted.size()) return sorted.back();
+  return sorted[i] + (pos - static_cast<double>(i)) * (sorted[i + 1] - sorted[i]);
+}
+
+// [low, high] widened by `margin` of its span each side; a single value gets ±10% (or ±1 at 0),
+// so gnuplot never gets an empty range and no point sits on the border.
+AxisRange padded(double low, double high, double margin) {
+  double span = high - low;
+  if (!(span > 0)) span = low != 0 ? std::abs(low) * 0.2 : 2.0;
+  const double pad = span * margin;
+  return {low - pad, high + pad};
+}
+
+PointKind kind_of(CandidateStatus status) {
+  return status == CandidateStatus::verified      ? PointKind::verified
+         : status == CandidateStatus::rolled_back ? PointKind::rolled_back
+                                                  : PointKind::explored;
+}
+
+}  // namespace
+
+std::string_view to_string(PointKind kind) {
+  switch (kind) {
+    case PointKind::explored: return "explored";
+    case PointKind::verified: return "verified";
+    case PointKind::rolled_back: return "rolled_back";
+  }
+  return "explored";
+}
+
+std::optional<AxisRange> tukey_fence(std::vector<double> values, double k) {
+  if (values.size() < 4) return std::nullopt;
+  std::sort(values.begin(), values.end());
+  const double q1 = quantile(values, 0.25), q3 = quantile(values, 0.75);
+  if (!(q3 > q1)) return std::nullopt;
+  return AxisRange{q1 - k * (q3 - q1), q3 + k * (q3 - q1)};
+}
+
+ConvergenceChart convergence_chart(const CampaignSummary& summary, const History& history) {
+  ConvergenceChart chart;
+  std::vector<double> values;
+  std::vector<bool> on_best;  // per point: it holds a best-so-far value, so it is never clipped
+  for (const auto& e : history.evaluations) {
+    if (e.best_so_far) chart.best.emplace_back(e.evaluation, *e.best_so_far);
+    if (e.best_verified_so_far) chart.best_verified.emplace_back(e.evaluation, *e.best_verified_so_far);
+    chart.best_differs = chart.best_differs || (e.best_so_far && e.best_so_far != e.best_verified_so_far);
+    if (!e.objective) continue;
+    const auto& c = summary.candidates[e.candidate];
+    const auto& interval = c.interval;
+    chart.points.push_back({.evaluation = e.evaluation,
+                            .candidate = c.record.id,
+                            .kind = kind_of(c.status),
+                            .value = *e.objective,
+                            .low = interval ? interval->low : *e.objective,
+                            .high = interval ? interval->high : *e.objective});
+    values.push_back(*e.objective);
+    on_best.push_back(c.status != CandidateStatus::rolled_back &&
+                      (e.objective == e.best_so_far || e.objective == e.best_verified_so_far));
+  }
+  if (values.empty()) return chart;
+  const auto fence = tukey_fence(values);
+  // The range covers the points inside the fence and their intervals as far as the fence goes:
+  // a wide interval must not bring back the squashing that clipping the point avoided.
+  double low = INFINITY, high = -INFINITY;
+  for (std::size_t i = 0; i < chart.points.size(); ++i) {
+    auto& p = chart.points[i];
+    if (fence && !fence->contains(p.value) && !on_best[i]) {
+      p.clipped = p.value < fence->low ? -1 : 1;
+      ++chart.clipped;
+      continue;
+    }
+    low = std::min({low, p.value, fence ? std::max(p.low, fence->low) : p.low});
+    high = std::max({high, p.value, fence ? std::min(p.high, fence->high) : p.high});
+  }
+  chart.y = padded(low, high, 0.08);
+  return chart;
+}
+
+ParetoChart pareto_chart(const CampaignSummary& summary, const std::vector<ParetoPoint>& fronts) {
+  ParetoChart chart;
+  if (fronts.empty()) return chart;
+  double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
+  for (const auto& p : fronts) {
+    chart.on_front += p.front == 1;
+    x0 = std::min(x0, p.values[0]), x1 = std::max(x1, p.values[0]);
+    y0 = std::min(y0, p.values[1]), y1 = std::max(y1, p.values[1]);
+  }
+  std::vector<ParetoChartPoint>& points = chart.points;
+  for (const auto& p : fronts)
+    points.push_back({summary.candidates[p.candidate].record.id, p.values[0], p.values[1], p.front, ""});
+  std::stable_sort(points.begin(), points.end(), [](const auto& a, const auto& b) {
+    return a.front != b.front ? a.front < b.front : a.x < b.x;
+  });
+  chart.x = padded(x0, x1, 0.08);
+  chart.y = padded(y0, y1, 0.1);
+  // Front 1 always carries its ids, with the configuration while the front is short enough to
+  // read it; other points carry theirs unless a labelled point sits within 4% of both axes
+  // (front first, so crowded dominated points give way). Points at one place share one label.
+  const bool with_config = chart.on_front <= 6;
+  const double near_x = 0.04 * (chart.x.high - chart.x.low), near_y = 0.04 * (chart.y.high - chart.y.low);
+  std::map<std::pair<double, double>, std::vector<std::size_t>> places;
+  for (std::size_t i = 0; i < points.size(); ++i) places[{points[i].x, points[i].y}].push_back(i);
+  std::vector<std::size_t> labelled;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const auto& at = places[{points[i].x, points[i].y}];
+    if (at.front() != i) continue;
+    auto& p = points[i];
+    const bool crowded = std::any_of(labelled.begin(), labelled.end(), [&](auto j) {
+      return std::abs(points[j].x - p.x) < near_x && std::abs(points[j].y - p.y) < near_y;
+    });
+    if (p.front != 1 && crowded) continue;
+    for (auto j : at) p.label += fmt::format("{}#{}", p.label.empty() ? "" : ", ", points[j].candidate);
+    if (p.front == 1 && with_config && at.size() == 1)
+      p.label += " " + summary.candidates[static_cast<std::size_t>(p.candidate)].record.config;
+    // Right of the point in the left half, left of it in the right half: never past the border.
+    p.label_left = p.x > (chart.x.low + chart.x.high) / 2;
+    labelled.push_back(i);
+  }
+  return chart;
+}
+
+ImportanceChart importance_chart(const ImportanceReport& report) {
+  ImportanceChart chart;
+  std::vector<std::string> unreliable;
+  for (const auto& p : report.parameters) {
+    // With about one candidate per value each value's mean is that candidate's own measurement,
+    // so η² approaches 100% whatever the parameter does.
+    const bool thin = p.values.size() > 1 && 2 * p.values.size() > report.samples;
+    if (thin) unreliable.push_back(p.name);
+    const double chance = report.samples > 1 ? static_cast<double>(p.values.size() - 1) /
+                                                   static_cast<double>(report.samples - 1)
+                                             : 1.0;
+    chart.bars.push_back(
+        {.label = p.name, .percent = 100 * p.importance, .unreliable = thin, .chance_percent = 100 * std::min(1.0, chance)});
+    chart.sum_percent += 100 * p.importance;
+  }
+  const bool overlap = chart.sum_percent > 105;  // a few percent over is sampling noise
+  chart.bars.push_back({.label = "interactions + noise",
+                        .percent = overlap ? NAN : 100 * report.interactions,
+                        .remainder = true});
+  if (overlap)
+    chart.verdict = fmt::format(
+        "the shares add up to {:.0f}%: parameters that varied together share credit, so the shares overlap "
+        "and what is left to interactions and noise cannot be told",
+        chart.sum_percent);
+  else if (report.variance > 0 && report.interactions > 0.5)
+    chart.verdict = fmt::format("the parameters alone explain only {:.0f}% of the variance: the rest is interactions "
+                                "or noise",
+                                100 * (1 - report.interactions));
+  if (!unreliable.empty()) {
+    std::string names;
+    for (const auto& n : unreliable) names += (names.empty() ? "" : ", ") + n;
+    chart.verdict += fmt::format("{}{}: about one candidate per value, so the share mostly fits noise",
+                                 chart.verdict.empty() ? "" : "; ", names);
+  }
+  chart.warning = !chart.verdict.empty();
+  if (!chart.warning)
+    chart.verdict = fmt::format("the parameters alone explain {:.0f}% of the variance", chart.sum_percent);
+  return chart;
+}
+
+namespace {
+
+TestsChartRow row_of(const CandidateSummary& c, const CampaignSummary& summary) {
+  return {.candidate = c.record.id,
+          .status = c.status,
+          .baseline = summary.baseline && summary.candidates[*summary.baseline].record.id == c.record.id};
+}
+
+void add_totals(TestsChart& chart) {
+  for (const auto& r : chart.rows) {
+    chart.regressions += r.regressions.value_or(0);
+    chart.fixes += r.fixes.value_or(0);
+  }
+}
+
+}  // namespace
+
+TestsChart tests_chart(const CampaignSummary& summary, const std::vector<TestedCandidate>& tested) {
+  TestsChart chart{.per_test = true};
+  const TestedCandidate* reference = nullptr;
+  if (summary.baseline) {
+    const auto id = summary.candidates[*summary.baseline].record.id;
+    for (const auto& t : tested)
+      if (t.tests.candidate == id) reference = &t, chart.baseline = id;
+  }
+  for (const auto& t : tested) {
+    if (t.tests.candidate < 0 || static_cast<std::size_t>(t.tests.candidate) >= summary.candidates.size()) continue;
+    auto row = row_of(summary.candidates[t.tests.candidate], summary);
+    const auto s = summarize(t.tests.outcomes);
+    row.tests = s.total, row.passed = s.pass, row.failed = s.fail + s.error + s.timeout;
+    if (reference) {
+      const bool same_suite = reference->tests.suite == t.tests.suite;
+      const auto diff = same_suite ? diff_outcomes(reference->tests.outcomes, t.tests.outcomes)
+                                   : diff_outcomes(*reference->suite, reference->tests.outcomes, *t.suite, t.tests.outcomes);
+      row.regressions = static_cast<std::int64_t>(diff.regression_count());
+      row.fixes = static_cast<std::int64_t>(diff.fixes.size());
+    }
+    chart.rows.push_back(row);
+  }
+  std::sort(chart.rows.begin(), chart.rows.end(), [](const auto& a, const auto& b) { return a.candidate < b.candidate; });
+  add_totals(chart);
+  return chart;
+}
+
+TestsChart shard_tests_chart(const CampaignSummary& summary, const std::vector<TrialRecord>& trials) {
+  TestsChart chart;
+  const int shards = summary.campaign.shards;
+  // Latest attempt of each (candidate, shard): passed or not.
+  std::map<std::int64_t, std::map<int, std::pair<int, bool>>> shard_ok;
+  for (const auto& t : trials) {
+    if (t.kind != TrialKind::evaluate || t.index >= shards) continue;
+    auto [it, fresh] = shard_ok[t.candidate].try_emplace(t.index, t.attempt, t.status == TrialStatus::ok);
+    if (!fresh && t.attempt >= it->second.first) it->second = {t.attempt, t.status == TrialStatus::ok};
+  }
+  const std::map<int, std::pair<int, bool>>* reference = nullptr;
+  if (summary.baseline)
+    if (auto it = shard_ok.find(summary.candidates[*summary.baseline].record.id); it != shard_ok.end())
+      reference = &it->second, chart.baseline = it->first;
+  for (const auto& [id, ok] : shard_ok) {
+    if (id < 0 || static_cast<std::size_t>(id) >= summary.candidates.size()) continue;
+    auto row = row_of(summary.candidates[id], summary);
+    row.tests = static_cast<std::int64_t>(ok.size());
+    for (const auto& [shard, result] : ok) row.passed += result.second;
+    row.failed = row.tests - row.passed;
+    if (reference) {
+      row.regressions = row.fixes = 0;
+      for (const auto& [shard, result] : ok)
+        if (auto r = reference->find(shard); r != reference->end() && r->second.second != result.second)
+          ++*(result.second ? row.fixes : row.regressions);
+    }
+    chart.rows.push_back(row);
+  }
+  add_totals(chart);
+  return chart;
+}
+
+}  // namespace flotilla::results

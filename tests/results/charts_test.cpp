@@ -1,0 +1,209 @@
+// charts_test.cpp — what each chart shows, checked from its data (results/Charts.h): outliers
+// and axis ranges, importance warnings, Pareto labels and ranges, regressions per candidate.
+#include <flotilla/results/Charts.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "campaign_builder.h"
+
+namespace flotilla::results {
+namespace {
+
+using testing::CampaignBuilder;
+using testing::Verdict;
+
+TEST(Charts, TukeyFenceNeedsSpread) {
+  EXPECT_FALSE(tukey_fence({1, 2, 3}));      // too few values
+  EXPECT_FALSE(tukey_fence({5, 5, 5, 5, 9})); // quartiles coincide
+  const auto fence = tukey_fence({1, 2, 3, 4, 5});  // Q1 2, Q3 4
+  ASSERT_TRUE(fence);
+  EXPECT_DOUBLE_EQ(fence->low, -4);
+  EXPECT_DOUBLE_EQ(fence->high, 10);
+}
+
+// Rolled-back candidate 5 measured 500 next to scores of 1..6: it leaves the axis, marked above;
+// the winner (6) stays on it, and the range fits the others.
+TEST(Charts, ConvergenceClipsAnOutlierButNeverABest) {
+  CampaignBuilder b;
+  b.add("x=1", 0, 1, Verdict::pass);
+  b.add("x=2", 0, 2, Verdict::pass);
+  b.add("x=3", 0, 3, Verdict::pass);
+  b.add("x=4", 0, 4, Verdict::pass);
+  b.add("x=9", 0, 500, Verdict::fail);
+  b.add("x=6", 0, 6, Verdict::pass);
+  const auto summary = b.summary();
+  const auto chart = convergence_chart(summary, history(summary, b.trials));
+  ASSERT_EQ(chart.points.size(), 6u);
+  EXPECT_EQ(chart.clipped, 1u);
+  EXPECT_EQ(chart.points[4].candidate, 4);
+  EXPECT_EQ(chart.points[4].clipped, 1);
+  EXPECT_EQ(chart.points[4].kind, PointKind::rolled_back);
+  EXPECT_LT(chart.y.high, 10);
+  EXPECT_TRUE(chart.y.contains(1) && chart.y.contains(6));
+  EXPECT_GT(chart.y.low, 0);  // 8% margins, not from zero
+  EXPECT_EQ(chart.points[5].clipped, 0);
+  EXPECT_EQ(chart.points[5].kind, PointKind::verified);
+  EXPECT_FALSE(chart.best_differs);
+}
+
+// A best that is far above the rest is the point of the chart: it is never clipped.
+TEST(Charts, ConvergenceKeepsAFarBestOnTheAxis) {
+  CampaignBuilder b;
+  for (int x = 1; x <= 5; ++x) b.add("x=" + std::to_string(x), 0, x, Verdict::pass);
+  b.add("x=99", 0, 99, Verdict::pass);
+  const auto summary = b.summary();
+  const auto chart = convergence_chart(summary, history(summary, b.trials));
+  EXPECT_EQ(chart.clipped, 0u);
+  EXPECT_TRUE(chart.y.contains(99) && chart.y.contains(1));
+}
+
+// An explored (never evaluated) candidate leads: best so far parts from best verified.
+TEST(Charts, ConvergenceTellsBestFromBestVerified) {
+  CampaignBuilder b;
+  b.add("x=1", 0, 1, Verdict::pass);
+  b.add("x=5", 0, 5);
+  const auto summary = b.summary();
+  const auto chart = convergence_chart(summary, history(summary, b.trials));
+  EXPECT_TRUE(chart.best_differs);
+  ASSERT_EQ(chart.best.size(), 2u);
+  EXPECT_EQ(chart.best.back().second, 5);
+  EXPECT_EQ(chart.best_verified.back().second, 1);
+  EXPECT_EQ(chart.points[1].kind, PointKind::explored);
+}
+
+TEST(Charts, ImportanceWarnsWhenSharesOverlap) {
+  ImportanceReport report;
+  report.samples = 20;
+  report.variance = 1;
+  report.parameters = {{.name = "a", .importance = 0.9, .values = {{"1"}, {"2"}}},
+                       {.name = "b", .importance = 0.53, .values = {{"x"}, {"y"}, {"z"}}}};
+  report.interactions = 0;
+  const auto chart = importance_chart(report);
+  EXPECT_NEAR(chart.sum_percent, 143, 1e-9);
+  EXPECT_TRUE(chart.warning);
+  EXPECT_EQ(chart.verdict,
+            "the shares add up to 143%: parameters that varied together share credit, so the shares overlap and "
+            "what is left to interactions and noise cannot be told");
+  ASSERT_EQ(chart.bars.size(), 3u);
+  EXPECT_TRUE(chart.bars[2].remainder);
+  EXPECT_TRUE(std::isnan(chart.bars[2].percent));  // not "0.0%"
+  EXPECT_NEAR(chart.bars[0].chance_percent, 100.0 / 19, 1e-9);
+  EXPECT_NEAR(chart.bars[1].chance_percent, 200.0 / 19, 1e-9);
+}
+
+TEST(Charts, ImportanceSaysWhenMainEffectsExplainLittleOrFitNoise) {
+  ImportanceReport report;
+  report.samples = 6;
+  report.variance = 1;
+  report.parameters = {{.name = "tile", .importance = 0.3, .values = {{"1"}, {"2"}, {"4"}, {"8"}}}};
+  report.interactions = 0.7;
+  const auto chart = importance_chart(report);
+  EXPECT_TRUE(chart.warning);
+  EXPECT_EQ(chart.verdict,
+            "the parameters alone explain only 30% of the variance: the rest is interactions or noise; tile: about one "
+            "candidate per value, so the share mostly fits noise");
+  EXPECT_TRUE(chart.bars[0].unreliable);
+  EXPECT_NEAR(chart.bars[1].percent, 70, 1e-9);
+
+  report.samples = 40;
+  report.parameters[0].importance = 0.95;
+  report.interactions = 0.05;
+  const auto plain = importance_chart(report);
+  EXPECT_FALSE(plain.warning);
+  EXPECT_EQ(plain.verdict, "the parameters alone explain 95% of the variance");
+}
+
+TEST(Charts, ParetoLabelsPointsAndKeepsThemInsideTheAxes) {
+  CampaignBuilder b;
+  b.add("x=1", 0, 10, Verdict::pass, {{"mem", 1}});
+  b.add("x=2", 0, 20, Verdict::pass, {{"mem", 5}});
+  b.add("x=3", 0, 15, Verdict::pass, {{"mem", 9}});  // dominated by x=2
+  const auto summary = b.summary();
+  const std::vector<Goal> goals{{"score", true}, {"mem", false}};
+  const auto chart = pareto_chart(summary, pareto_fronts(summary, goals, false));
+  ASSERT_EQ(chart.points.size(), 3u);
+  EXPECT_EQ(chart.on_front, 2u);
+  EXPECT_EQ(chart.points[0].label, "#0 x=1");  // front first, by x; short fronts carry their configuration
+  EXPECT_EQ(chart.points[1].label, "#1 x=2");
+  EXPECT_EQ(chart.points[2].label, "#2");
+  EXPECT_EQ(chart.points[2].front, 2u);
+  for (const auto& p : chart.points) {
+    EXPECT_GT(p.x, chart.x.low);  // strictly inside: no point half-clipped on the border
+    EXPECT_LT(p.x, chart.x.high);
+    EXPECT_GT(p.y, chart.y.low);
+    EXPECT_LT(p.y, chart.y.high);
+  }
+}
+
+TEST(Charts, ParetoPointsAtOnePlaceShareALabel) {
+  CampaignBuilder b;
+  b.add("x=1 y=a", 0, 10, Verdict::pass, {{"mem", 1}});
+  b.add("x=1 y=b", 0, 10, Verdict::pass, {{"mem", 1}});
+  const auto summary = b.summary();
+  const auto chart = pareto_chart(summary, pareto_fronts(summary, {{"score", true}, {"mem", false}}, false));
+  ASSERT_EQ(chart.points.size(), 2u);
+  EXPECT_EQ(chart.points[0].label, "#0, #1");
+  EXPECT_EQ(chart.points[1].label, "");
+}
+
+TEST(Charts, ParetoOfOnePointStillHasARange) {
+  CampaignBuilder b;
+  b.add("x=1", 0, 10, Verdict::pass, {{"mem", 0}});
+  const auto summary = b.summary();
+  const auto chart = pareto_chart(summary, pareto_fronts(summary, {{"score", true}, {"mem", false}}, false));
+  EXPECT_LT(chart.x.low, 10);
+  EXPECT_GT(chart.x.high, 10);
+  EXPECT_LT(chart.y.low, 0);
+  EXPECT_GT(chart.y.high, 0);
+}
+
+// Four tests; the baseline fails test 3. Candidate 1 keeps everything; candidate 2 breaks test 0
+// and fixes test 3, so it is rolled back although its counts equal the baseline's.
+TEST(Charts, TestsChartCountsRegressionsAndFixesAgainstTheBaseline) {
+  CampaignBuilder b("maximize", 1);
+  b.add("v=a", 0, 1, Verdict::pass);
+  b.add("v=b", 0, 2, Verdict::pass);
+  b.add("v=c", 0, 3, Verdict::fail);
+  const auto summary = b.summary();
+  const TestSuite suite{{"t0", "t1", "t2", "t3"}};
+  const auto pass = encode_outcome(TestOutcome::pass), fail = encode_outcome(TestOutcome::fail);
+  std::vector<TestedCandidate> tested{{&suite, {.candidate = 0, .outcomes = {pass, pass, pass, fail}}},
+                                      {&suite, {.candidate = 1, .outcomes = {pass, pass, pass, fail}}},
+                                      {&suite, {.candidate = 2, .outcomes = {fail, pass, pass, pass}}}};
+  const auto chart = tests_chart(summary, tested);
+  ASSERT_EQ(chart.baseline, 0);
+  ASSERT_EQ(chart.rows.size(), 3u);
+  EXPECT_TRUE(chart.rows[0].baseline);
+  EXPECT_EQ(chart.rows[1].regressions, 0);
+  EXPECT_EQ(chart.rows[1].fixes, 0);
+  EXPECT_EQ(chart.rows[2].regressions, 1);
+  EXPECT_EQ(chart.rows[2].fixes, 1);
+  EXPECT_EQ(chart.rows[2].failed, chart.rows[0].failed);  // same counts: only the diff tells them apart
+  EXPECT_EQ(chart.rows[2].status, CandidateStatus::rolled_back);
+  EXPECT_EQ(chart.regressions, 1);
+  EXPECT_EQ(chart.fixes, 1);
+
+  // Without the baseline's outcomes there is nothing to compare against.
+  tested.erase(tested.begin());
+  const auto alone = tests_chart(summary, tested);
+  EXPECT_FALSE(alone.baseline);
+  EXPECT_FALSE(alone.rows[1].regressions);
+}
+
+TEST(Charts, ShardChartComparesShardByShard) {
+  CampaignBuilder b("maximize", 3);
+  b.add("x=1", 0, 1, Verdict::pass);
+  b.add("x=2", 0, 2, Verdict::fail);
+  const auto summary = b.summary();
+  const auto chart = shard_tests_chart(summary, b.trials);
+  EXPECT_FALSE(chart.per_test);
+  ASSERT_EQ(chart.rows.size(), 2u);
+  EXPECT_EQ(chart.rows[0].regressions, 0);
+  EXPECT_EQ(chart.rows[1].regressions, 3);
+  EXPECT_EQ(chart.rows[1].failed, 3);
+  EXPECT_EQ(chart.rows[1].status, CandidateStatus::rolled_back);
+}
+
+}  // namespace
+}  // namespace flotilla::results
