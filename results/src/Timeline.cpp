@@ -4,7 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
+#include <tuple>
 
 namespace flotilla::results {
 namespace {
@@ -83,10 +85,23 @@ Timeline build_timeline(const std::vector<TrialRecord>& trials) {
   }
   tl.span = last - tl.origin;
 
+  // A confirmation records each interleaved pair with the whole confirmation's start and end:
+  // those rows are one task, folded into its first row, not one lane per pair.
+  std::vector<std::size_t> runs(trials.size(), 1);
+  std::vector<bool> folded(trials.size(), false);
+  std::map<std::tuple<std::int64_t, double, double>, std::size_t> confirmations;
+  for (std::size_t row = 0; row < trials.size(); ++row) {
+    const auto& t = trials[row];
+    if (t.kind != TrialKind::confirm) continue;
+    auto [it, first] = confirmations.try_emplace({t.candidate, t.start, t.end}, row);
+    if (!first) folded[row] = true, ++runs[it->second];
+  }
+
   // One group per place; a group whose trials overlap (the local backend runs several slots as
   // "rank 0") gets one lane per concurrent slot.
   std::map<Place, std::vector<std::size_t>> groups;
   for (std::size_t row = 0; row < trials.size(); ++row) {
+    if (folded[row]) continue;
     const auto where = place_of(trials[row]);
     groups[Place{.known = where.known, .host = where.host, .rank = where.rank}].push_back(row);
   }
@@ -101,8 +116,10 @@ Timeline build_timeline(const std::vector<TrialRecord>& trials) {
   }
 
   for (std::size_t row = 0; row < trials.size(); ++row) {
+    if (folded[row]) continue;
     const auto& t = trials[row];
     tl.bars.push_back({.lane = lane_of[row],
+                       .runs = runs[row],
                        .trial = row,
                        .candidate = t.candidate,
                        .kind = t.kind,
@@ -113,6 +130,33 @@ Timeline build_timeline(const std::vector<TrialRecord>& trials) {
     ++tl.lanes[lane_of[row]].tasks;
   }
   return tl;
+}
+
+std::vector<TimelineRound> timeline_rounds(const Timeline& timeline, const std::vector<TrialRecord>& trials,
+                                           const std::vector<CandidateRecord>& candidates,
+                                           const std::vector<EventRecord>& events) {
+  std::map<std::int32_t, TimelineRound> rounds;
+  for (const auto& e : events) {
+    int round = 0;
+    // "round 3: 8 candidates (random)"; a resumed campaign may propose a round again: the
+    // first proposal counts, since its wait began then.
+    if (e.kind != "batch_proposed" || std::sscanf(e.detail.c_str(), "round %d:", &round) != 1) continue;
+    rounds.try_emplace(round, TimelineRound{.round = round, .proposed = e.time - timeline.origin});
+  }
+  for (const auto& t : trials) {
+    if (t.candidate < 0 || static_cast<std::size_t>(t.candidate) >= candidates.size()) continue;
+    const auto it = rounds.find(candidates[static_cast<std::size_t>(t.candidate)].round);
+    if (it == rounds.end()) continue;
+    auto& r = it->second;
+    const double start = t.start - timeline.origin;
+    if (!r.first_start || start < *r.first_start) r.first_start = start;
+  }
+  std::vector<TimelineRound> out;
+  for (auto& [round, r] : rounds) {
+    if (r.first_start) r.wait = std::max(0.0, *r.first_start - r.proposed);
+    out.push_back(r);
+  }
+  return out;
 }
 
 }  // namespace flotilla::results

@@ -46,6 +46,26 @@ if(FLOTILLA_GNUPLOT)
   set_tests_properties(results_plot_convergence results_plot_params results_plot_timeline results_plot_tests
     results_plot_pareto results_plot_timeline_of_crashed_campaign
     PROPERTIES FIXTURES_REQUIRED "${_fixtures}" LABELS integration)
+  # What each chart shows, from the data it was drawn from (--json's `chart`), not only its size.
+  set(_outlier ${_analysis}/outlier.h5)
+  add_test(NAME results_chart_outlier_run
+    COMMAND sh -c "mkdir -p '${_analysis}' && rm -f '${_outlier}' && '${FLOTILLA_EXE}' run '${HERE}/outlier.ini' --campaign.results='${_outlier}' --no-live")
+  set_tests_properties(results_chart_outlier_run PROPERTIES FIXTURES_SETUP chart_outlier LABELS integration)
+  foreach(check rollback_convergence rollback_tests rollback_timeline outlier_convergence analysis_pareto analysis_params)
+    if(check MATCHES "^rollback_")
+      set(_file ${WORK}/rollback.h5)
+      set(_needs rollback)
+    elseif(check MATCHES "^outlier_")
+      set(_file ${_outlier})
+      set(_needs chart_outlier)
+    else()
+      set(_file ${_a})
+      set(_needs analysis_a)
+    endif()
+    add_test(NAME results_chart_${check}
+      COMMAND ${SYSTEM_PYTHON} ${HERE}/check_chart_content.py ${FLOTILLA_EXE} ${_file} ${check} ${_analysis}/charts)
+    set_tests_properties(results_chart_${check} PROPERTIES FIXTURES_REQUIRED ${_needs} LABELS integration)
+  endforeach()
 else()
   message(STATUS "integration: no gnuplot, skipping the results_plot_* tests (install gnuplot-nox)")
 endif()

@@ -1,6 +1,7 @@
 // charts_test.cpp — what each chart shows, checked from its data (results/Charts.h): outliers
 // and axis ranges, importance warnings, Pareto labels and ranges, regressions per candidate.
 #include <flotilla/results/Charts.h>
+#include <flotilla/results/Timeline.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -203,6 +204,42 @@ TEST(Charts, ShardChartComparesShardByShard) {
   EXPECT_EQ(chart.rows[1].regressions, 3);
   EXPECT_EQ(chart.rows[1].failed, 3);
   EXPECT_EQ(chart.rows[1].status, CandidateStatus::rolled_back);
+}
+
+// A confirmation of three pairs records three rows with one span: one bar, one lane.
+TEST(Charts, TimelineFoldsAConfirmationsPairsIntoOneBar) {
+  std::vector<TrialRecord> trials(5);
+  trials[0] = {.candidate = 1, .kind = TrialKind::explore, .start = 100, .end = 101};
+  for (int pair = 0; pair < 3; ++pair)
+    trials[1 + pair] = {.candidate = 1, .kind = TrialKind::confirm, .index = pair, .start = 101, .end = 110};
+  trials[4] = {.candidate = 2, .kind = TrialKind::confirm, .start = 101, .end = 105};  // another candidate's
+  const auto tl = build_timeline(trials);
+  ASSERT_EQ(tl.bars.size(), 3u);
+  EXPECT_EQ(tl.bars[1].runs, 3u);
+  EXPECT_EQ(tl.bars[1].kind, TrialKind::confirm);
+  EXPECT_EQ(tl.bars[2].runs, 1u);
+  EXPECT_EQ(tl.lanes.size(), 2u);  // the two confirmations overlap; the pairs do not add lanes
+}
+
+// Round 1 was proposed at 110 and its first task started at 125 (queued 15 s); round 0 at once.
+TEST(Charts, TimelineRoundsMeasureTheWaitFromProposalToFirstStart) {
+  const std::vector<CandidateRecord> candidates{{0, 0, "x=1", "baseline"}, {1, 1, "x=2", "grid"}, {2, 1, "x=3", "grid"}};
+  const std::vector<TrialRecord> trials{{.candidate = 0, .start = 100, .end = 108},
+                                        {.candidate = 2, .start = 126, .end = 130},
+                                        {.candidate = 1, .start = 125, .end = 129}};
+  const std::vector<EventRecord> events{{99, "campaign_started", ""},
+                                        {100, "batch_proposed", "round 0: 1 candidates (baseline)"},
+                                        {110, "batch_proposed", "round 1: 2 candidates (grid)"},
+                                        {140, "batch_proposed", "round 2: 2 candidates (grid)"}};
+  const auto tl = build_timeline(trials);
+  const auto rounds = timeline_rounds(tl, trials, candidates, events);
+  ASSERT_EQ(rounds.size(), 3u);
+  EXPECT_EQ(rounds[0].wait, 0);
+  EXPECT_EQ(rounds[1].round, 1);
+  EXPECT_EQ(rounds[1].proposed, 10);
+  EXPECT_EQ(rounds[1].first_start, 25);
+  EXPECT_EQ(rounds[1].wait, 15);
+  EXPECT_FALSE(rounds[2].first_start);  // proposed, nothing started yet
 }
 
 }  // namespace

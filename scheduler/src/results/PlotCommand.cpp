@@ -35,6 +35,7 @@ constexpr const char* kLightBlue = "#9ecae1";
 constexpr const char* kOrange = "#ff7f0e";
 constexpr const char* kLightGrey = "#cfcfcf";
 constexpr const char* kPaleRed = "#fbe0e0";
+constexpr const char* kPurple = "#9467bd";
 
 // A chart: its gnuplot script, and what it shows as data (the `chart` member of --json), so
 // tests check the content, not the pixels.
@@ -225,38 +226,71 @@ Drawn params_script(const LoadedCampaign& c, const PlotFile& file, const results
           data};
 }
 
+const char* bar_color(const results::TimelineBar& b) {
+  using results::TrialKind;
+  if (b.status == results::TrialStatus::cancelled) return kGrey;
+  if (b.status != results::TrialStatus::ok) return kRed;
+  switch (b.kind) {
+    case TrialKind::explore: return kBlue;
+    case TrialKind::evaluate: return kGreen;
+    case TrialKind::confirm: return kPurple;
+    case TrialKind::warmup: return kLightGrey;
+  }
+  return kBlue;
+}
+
 Drawn timeline_script(const LoadedCampaign& c, const PlotFile& file) {
   const auto tl = results::build_timeline(c.trials);
   if (tl.bars.empty()) throw std::runtime_error("nothing to plot: no trial is recorded yet");
+  std::vector<results::CandidateRecord> candidates;
+  for (const auto& cand : c.summary.candidates) candidates.push_back(cand.record);
+  const auto rounds = results::timeline_rounds(tl, c.trials, candidates, c.events);
   Rows bars;
-  for (const auto& b : tl.bars) {
-    const bool ok = b.status == results::TrialStatus::ok;
-    const char* color = b.status == results::TrialStatus::cancelled ? kGrey
-                        : !ok                                       ? kRed
-                        : b.kind == results::TrialKind::explore     ? kBlue
-                                                                    : kGreen;
-    bars.push_back({cell(b.start), cell(b.end), std::to_string(b.lane), std::string("0x") + (color + 1)});
-  }
+  for (const auto& b : tl.bars)
+    bars.push_back({cell(b.start), cell(b.end), std::to_string(b.lane), std::string("0x") + (bar_color(b) + 1)});
   // At most ~40 lane labels, so a thousand ranks still give a readable axis.
   std::string tics;
   const std::size_t every = (tl.lanes.size() + 39) / 40;
   for (std::size_t l = 0; l < tl.lanes.size(); l += every)
     tics += fmt::format("{}{} {}", l ? ", " : "", gnuplot_string(tl.lanes[l].label), l);
+  double longest_wait = 0;
+  for (const auto& r : rounds) longest_wait = std::max(longest_wait, r.wait);
+  auto data = nlohmann::json{{"lanes", nlohmann::json::array()}, {"rounds", nlohmann::json::array()},
+                             {"bars", tl.bars.size()}};
+  for (const auto& lane : tl.lanes) data["lanes"].push_back({{"label", lane.label}, {"tasks", lane.tasks}});
+  for (const auto& r : rounds)
+    data["rounds"].push_back({{"round", r.round}, {"proposed", r.proposed}, {"wait", r.wait},
+                              {"first_start", r.first_start ? nlohmann::json(*r.first_start) : nlohmann::json()}});
   auto s = script_header(
-      file,
-      fmt::format("{}: tasks over time, {} lane{}{} (utilisation {:.0f}%)", c.summary.campaign.name, tl.lanes.size(),
-                  tl.lanes.size() == 1 ? "" : "s",
-                  tl.by_rank ? fmt::format(" on {} rank{}", tl.ranks, tl.ranks == 1 ? "" : "s") : "",
-                  100 * tl.utilisation()));
+      file, fmt::format("{}: tasks over time, {} lane{}{} (utilisation {:.0f}%)\n{} round{}, longest wait from a "
+                        "round's proposal to its first task {:.1f} s",
+                        c.summary.campaign.name, tl.lanes.size(), tl.lanes.size() == 1 ? "" : "s",
+                        tl.by_rank ? fmt::format(" on {} rank{}", tl.ranks, tl.ranks == 1 ? "" : "s") : "",
+                        100 * tl.utilisation(), rounds.size(), rounds.size() == 1 ? "" : "s", longest_wait));
   s += datablock("bars", bars);
-  s += fmt::format("set ytics ({})\nset yrange [{}:-0.6]\nset xrange [0:*]\n", tics, tl.lanes.size() - 0.4);
+  s += fmt::format("set ytics ({})\nset yrange [{}:-0.6]\nset xrange [{}:*]\n", tics, tl.lanes.size() - 0.4,
+                   cell(std::min(0.0, rounds.empty() ? 0.0 : rounds.front().proposed)));
+  // Each round starts at a dashed line (its proposal, named at the top); the time until its first
+  // task started (queueing, on Slurm) is shaded. Names only while they fit.
+  const bool named = rounds.size() <= 16;
+  for (const auto& r : rounds) {
+    s += fmt::format("set arrow from {0}, graph 0 to {0}, graph 1 nohead dt 3 lc rgb '#777777' back\n", cell(r.proposed));
+    if (named)
+      s += fmt::format("set label {} at {}, graph 1.02 left font ',8' tc rgb '#555555'\n",
+                       gnuplot_string(fmt::format("r{}", r.round)), cell(r.proposed));
+    if (r.first_start && r.wait > 0.002 * tl.span)
+      s += fmt::format("set object rect from {}, graph 0 to {}, graph 1 fc rgb '{}' fs solid 0.25 noborder behind\n",
+                       cell(r.proposed), cell(*r.first_start), kOrange);
+  }
   s += fmt::format("set xlabel 'time since the first task started [s]'\nset ylabel {}\n",
                    gnuplot_string(tl.by_rank ? "where it ran: host, rank (and slot)" : "slot (concurrent task lane)"));
   s += "set style fill solid 0.85 noborder\nset key outside bottom center horizontal\n";
   s += "plot $bars using (($1+$2)/2):3:1:2:($3-0.38):($3+0.38):4 with boxxyerror lc rgb variable notitle";
-  for (auto [name, color] : {std::pair{"explore", kBlue}, {"evaluate", kGreen}, {"failed", kRed}, {"cancelled", kGrey}})
+  for (auto [name, color] : {std::pair{"explore", kBlue}, {"evaluate", kGreen}, {"confirm (all pairs)", kPurple},
+                             {"warm-up", kLightGrey}, {"failed", kRed}, {"cancelled", kGrey}})
     s += fmt::format(", \\\n     keyentry with boxes fs solid 0.85 lc rgb '{}' title '{}'", color, name);
-  return {s + '\n', nlohmann::json{{"lanes", tl.lanes.size()}}};
+  s += fmt::format(", \\\n     keyentry with boxes fs solid 0.25 lc rgb '{}' title 'waiting for a round to start'", kOrange);
+  return {s + '\n', data};
 }
 
 // What changed against the baseline, per tested candidate: fixes up, regressions down, and the

@@ -6,11 +6,15 @@
 // start order, each into the lowest free lane (interval partitioning: optimal, so an MPI rank,
 // which runs one task at a time, gets one lane, and N concurrent local slots get N lanes).
 //
+// A confirmation records each interleaved pair with the whole confirmation's span; its rows are
+// one bar (one task), so a confirmation of 40 pairs does not open 40 lanes.
+//
 // Times are seconds from the earliest trial start. Utilisation is busy time over lanes × span.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,7 +34,8 @@ TrialPlace place_of(const TrialRecord& trial);
 
 struct TimelineBar {
   std::size_t lane = 0;
-  std::size_t trial = 0;  // row in /trials
+  std::size_t runs = 1;   // trials in this bar: a confirmation's pairs share one span
+  std::size_t trial = 0;  // row in /trials (the first, for a confirmation)
   std::int64_t candidate = 0;
   TrialKind kind = TrialKind::explore;
   TrialStatus status = TrialStatus::ok;
@@ -55,5 +60,19 @@ struct Timeline {
 };
 
 Timeline build_timeline(const std::vector<TrialRecord>& trials);
+
+// A round (a batch; on Slurm one job) on the timeline: when it was proposed, when its first task
+// started, and the wait between (queueing, on Slurm). From the `batch_proposed` events and the
+// candidates' rounds; times on the timeline's clock. A round with no trial yet has no start.
+struct TimelineRound {
+  std::int32_t round = 0;
+  double proposed = 0;
+  std::optional<double> first_start;
+  double wait = 0;
+};
+
+std::vector<TimelineRound> timeline_rounds(const Timeline& timeline, const std::vector<TrialRecord>& trials,
+                                           const std::vector<CandidateRecord>& candidates,
+                                           const std::vector<EventRecord>& events);
 
 }  // namespace flotilla::results
