@@ -1,10 +1,14 @@
 // PlotCommand.cpp — `flotilla results plot FILE.h5 --kind K -o out.png|out.svg`: charts drawn by
 // gnuplot, each with a title, axis labels and units.
 //
-// Kinds: convergence (objective per evaluation with best-so-far curves), pareto (two goals,
-// front 1 highlighted), params (importance per parameter), timeline (tasks per rank or slot
-// over time), tests (per-test outcomes per candidate when the campaign ran a suite, otherwise
-// evaluate shards passed and failed per candidate).
+// Kinds: convergence (objective per evaluation with best-so-far curves, outliers clipped),
+// pareto (two goals, front 1 highlighted, points labelled), params (importance per parameter,
+// with a warning when the shares do not explain the variance), timeline (tasks per rank or slot
+// over time, rounds and their waits), tests (regressions and fixes per candidate against the
+// baseline, per test or per evaluate shard).
+//
+// What a chart shows is decided in results/Charts.h and results/Timeline.h (pure, unit-tested);
+// this file only writes gnuplot, and returns that data too (--json's `chart`).
 #include <fmt/format.h>
 
 #include <algorithm>
