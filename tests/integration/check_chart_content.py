@@ -12,6 +12,9 @@ campaign file written by flotilla here. CHECK names the campaign and chart:
                         ids, points at one place sharing one label
   analysis_params       analysis.ini (a full grid): the shares add up to 100%, no warning
   rollback_timeline     rollback.ini on 2 local slots: 2 lanes (not one per confirmation pair), 4 rounds
+  compat_tests          configs/compat.ini: per-test outcomes against the baseline; variant b's 4
+                        candidates (rolled back) have the baseline's counts but 1 regression and
+                        1 fix each, variant a's none
 """
 import json
 import os
@@ -80,6 +83,17 @@ elif check == "rollback_timeline":
     expect(len(chart["lanes"]) == 2, "two lanes for two slots")
     expect([r["round"] for r in chart["rounds"]] == [0, 1, 2, 3], "rounds 0 to 3")
     expect(all(r["wait"] >= 0 and r["first_start"] is not None for r in chart["rounds"]), "each round started")
+elif check == "compat_tests":
+    expect(chart["per_test"] and chart["baseline"] == 0, "per-test outcomes compared against candidate 0")
+    rows = chart["rows"]
+    base = next(r for r in rows if r["baseline"])
+    rolled = [r for r in rows if r["status"] == "rolled_back"]
+    expect(len(rolled) == 4 and all(r["regressions"] == 1 and r["fixes"] == 1 for r in rolled),
+           "4 rolled-back candidates with 1 regression and 1 fix each")
+    expect(all((r["passed"], r["failed"]) == (base["passed"], base["failed"]) for r in rolled),
+           "their counts equal the baseline's: only the diff tells them apart")
+    expect(all(r["regressions"] == 0 and r["fixes"] == 0 for r in rows if r["status"] != "rolled_back"),
+           "nothing changed in the other candidates")
 else:
     sys.exit(f"unknown check {check}")
 print(f"ok: {check}")
