@@ -37,9 +37,12 @@ PointKind kind_of(CandidateStatus status) {
 
 std::string_view to_string(PointKind kind) {
   switch (kind) {
-    case PointKind::explored: return "explored";
-    case PointKind::verified: return "verified";
-    case PointKind::rolled_back: return "rolled_back";
+    case PointKind::explored:
+      return "explored";
+    case PointKind::verified:
+      return "verified";
+    case PointKind::rolled_back:
+      return "rolled_back";
   }
   return "explored";
 }
@@ -104,9 +107,8 @@ ParetoChart pareto_chart(const CampaignSummary& summary, const std::vector<Paret
   std::vector<ParetoChartPoint>& points = chart.points;
   for (const auto& p : fronts)
     points.push_back({summary.candidates[p.candidate].record.id, p.values[0], p.values[1], p.front, ""});
-  std::stable_sort(points.begin(), points.end(), [](const auto& a, const auto& b) {
-    return a.front != b.front ? a.front < b.front : a.x < b.x;
-  });
+  std::stable_sort(points.begin(), points.end(),
+                   [](const auto& a, const auto& b) { return a.front != b.front ? a.front < b.front : a.x < b.x; });
   chart.x = padded(x0, x1, 0.08);
   chart.y = padded(y0, y1, 0.1);
   // Front 1 always carries its ids, with the configuration while the front is short enough to
@@ -143,26 +145,27 @@ ImportanceChart importance_chart(const ImportanceReport& report) {
     // so η² approaches 100% whatever the parameter does.
     const bool thin = p.values.size() > 1 && 2 * p.values.size() > report.samples;
     if (thin) unreliable.push_back(p.name);
-    const double chance = report.samples > 1 ? static_cast<double>(p.values.size() - 1) /
-                                                   static_cast<double>(report.samples - 1)
-                                             : 1.0;
-    chart.bars.push_back(
-        {.label = p.name, .percent = 100 * p.importance, .unreliable = thin, .chance_percent = 100 * std::min(1.0, chance)});
+    const double chance =
+        report.samples > 1 ? static_cast<double>(p.values.size() - 1) / static_cast<double>(report.samples - 1) : 1.0;
+    chart.bars.push_back({.label = p.name,
+                          .percent = 100 * p.importance,
+                          .unreliable = thin,
+                          .chance_percent = 100 * std::min(1.0, chance)});
     chart.sum_percent += 100 * p.importance;
   }
   const bool overlap = chart.sum_percent > 105;  // a few percent over is sampling noise
-  chart.bars.push_back({.label = "interactions + noise",
-                        .percent = overlap ? NAN : 100 * report.interactions,
-                        .remainder = true});
+  chart.bars.push_back(
+      {.label = "interactions + noise", .percent = overlap ? NAN : 100 * report.interactions, .remainder = true});
   if (overlap)
     chart.verdict = fmt::format(
         "the shares add up to {:.0f}%: parameters that varied together share credit, so the shares overlap "
         "and what is left to interactions and noise cannot be told",
         chart.sum_percent);
   else if (report.variance > 0 && report.interactions > 0.5)
-    chart.verdict = fmt::format("the parameters alone explain only {:.0f}% of the variance: the rest is interactions "
-                                "or noise",
-                                100 * (1 - report.interactions));
+    chart.verdict = fmt::format(
+        "the parameters alone explain only {:.0f}% of the variance: the rest is interactions "
+        "or noise",
+        100 * (1 - report.interactions));
   if (!unreliable.empty()) {
     std::string names;
     for (const auto& n : unreliable) names += (names.empty() ? "" : ", ") + n;
@@ -207,14 +210,16 @@ TestsChart tests_chart(const CampaignSummary& summary, const std::vector<TestedC
     row.tests = s.total, row.passed = s.pass, row.failed = s.fail + s.error + s.timeout;
     if (reference) {
       const bool same_suite = reference->tests.suite == t.tests.suite;
-      const auto diff = same_suite ? diff_outcomes(reference->tests.outcomes, t.tests.outcomes)
-                                   : diff_outcomes(*reference->suite, reference->tests.outcomes, *t.suite, t.tests.outcomes);
+      const auto diff = same_suite
+                            ? diff_outcomes(reference->tests.outcomes, t.tests.outcomes)
+                            : diff_outcomes(*reference->suite, reference->tests.outcomes, *t.suite, t.tests.outcomes);
       row.regressions = static_cast<std::int64_t>(diff.regression_count());
       row.fixes = static_cast<std::int64_t>(diff.fixes.size());
     }
     chart.rows.push_back(row);
   }
-  std::sort(chart.rows.begin(), chart.rows.end(), [](const auto& a, const auto& b) { return a.candidate < b.candidate; });
+  std::sort(chart.rows.begin(), chart.rows.end(),
+            [](const auto& a, const auto& b) { return a.candidate < b.candidate; });
   add_totals(chart);
   return chart;
 }

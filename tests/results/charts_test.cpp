@@ -15,8 +15,8 @@ using testing::CampaignBuilder;
 using testing::Verdict;
 
 TEST(Charts, TukeyFenceNeedsSpread) {
-  EXPECT_FALSE(tukey_fence({1, 2, 3}));      // too few values
-  EXPECT_FALSE(tukey_fence({5, 5, 5, 5, 9})); // quartiles coincide
+  EXPECT_FALSE(tukey_fence({1, 2, 3}));             // too few values
+  EXPECT_FALSE(tukey_fence({5, 5, 5, 5, 9}));       // quartiles coincide
   const auto fence = tukey_fence({1, 2, 3, 4, 5});  // Q1 2, Q3 4
   ASSERT_TRUE(fence);
   EXPECT_DOUBLE_EQ(fence->low, -4);
@@ -223,7 +223,8 @@ TEST(Charts, TimelineFoldsAConfirmationsPairsIntoOneBar) {
 
 // Round 1 was proposed at 110 and its first task started at 125 (queued 15 s); round 0 at once.
 TEST(Charts, TimelineRoundsMeasureTheWaitFromProposalToFirstStart) {
-  const std::vector<CandidateRecord> candidates{{0, 0, "x=1", "baseline"}, {1, 1, "x=2", "grid"}, {2, 1, "x=3", "grid"}};
+  const std::vector<CandidateRecord> candidates{
+      {0, 0, "x=1", "baseline"}, {1, 1, "x=2", "grid"}, {2, 1, "x=3", "grid"}};
   const std::vector<TrialRecord> trials{{.candidate = 0, .start = 100, .end = 108},
                                         {.candidate = 2, .start = 126, .end = 130},
                                         {.candidate = 1, .start = 125, .end = 129}};

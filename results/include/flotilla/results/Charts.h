@@ -74,7 +74,7 @@ struct ParetoChartPoint {
   std::int64_t candidate = 0;
   double x = 0, y = 0;
   std::size_t front = 0;
-  std::string label;  // "#12" (front 1 with few points: "#12 x=4 y=a"); empty: unlabelled
+  std::string label;        // "#12" (front 1 with few points: "#12 x=4 y=a"); empty: unlabelled
   bool label_left = false;  // the label goes left of the point (it is in the right half)
 };
 
@@ -99,9 +99,9 @@ struct ImportanceBar {
 
 struct ImportanceChart {
   std::vector<ImportanceBar> bars;
-  double sum_percent = 0;    // of the parameters' shares
-  bool warning = false;      // the shares do not explain the variance plainly
-  std::string verdict;       // one line for the chart, e.g. "the shares add up to 143%: ..."
+  double sum_percent = 0;  // of the parameters' shares
+  bool warning = false;    // the shares do not explain the variance plainly
+  std::string verdict;     // one line for the chart, e.g. "the shares add up to 143%: ..."
 };
 
 ImportanceChart importance_chart(const ImportanceReport& report);
@@ -118,7 +118,7 @@ struct TestsChartRow {
 struct TestsChart {
   bool per_test = false;  // per-test outcomes (evaluate.suite); else evaluate shards
   std::optional<std::int64_t> baseline;
-  std::vector<TestsChartRow> rows;  // by candidate id
+  std::vector<TestsChartRow> rows;          // by candidate id
   std::int64_t regressions = 0, fixes = 0;  // totals
 };
 
