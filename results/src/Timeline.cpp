@@ -56,8 +56,10 @@ std::size_t pack(const std::vector<TrialRecord>& trials, std::vector<std::size_t
   return free_at.size();
 }
 
-std::string lane_label(const Place& place, std::size_t slot, std::size_t slots) {
-  if (!place.known) return fmt::format("slot {}", slot);
+// `beside_ranks`: other lanes name their rank, so a lane without a place says so (the test gate's
+// verdict, decided by the scheduler itself, is recorded as an evaluate trial with no place).
+std::string lane_label(const Place& place, std::size_t slot, std::size_t slots, bool beside_ranks) {
+  if (!place.known) return (beside_ranks ? "no place recorded, slot " : "slot ") + std::to_string(slot);
   auto label =
       place.host.empty() ? fmt::format("rank {}", place.rank) : fmt::format("{} rank {}", place.host, place.rank);
   return slots > 1 ? fmt::format("{} slot {}", label, slot) : label;
@@ -109,7 +111,7 @@ Timeline build_timeline(const std::vector<TrialRecord>& trials) {
   for (const auto& [place, rows] : groups) {
     const auto first = tl.lanes.size();
     const auto slots = pack(trials, rows, slot_of);
-    for (std::size_t s = 0; s < slots; ++s) tl.lanes.push_back({.label = lane_label(place, s, slots)});
+    for (std::size_t s = 0; s < slots; ++s) tl.lanes.push_back({.label = lane_label(place, s, slots, tl.by_rank)});
     for (auto row : rows) lane_of[row] = first + slot_of[row];
     tl.by_rank = tl.by_rank || place.known;
     tl.ranks += place.known;

@@ -149,7 +149,7 @@ TEST(Timeline, RecordedRanksGiveOneLanePerRankAndSlotsForTheRest) {
   EXPECT_TRUE(tl.by_rank);
   EXPECT_EQ(tl.lanes[0].label, "n1 rank 0");
   EXPECT_EQ(tl.lanes[1].label, "n1 rank 1");
-  EXPECT_EQ(tl.lanes[2].label, "slot 0");
+  EXPECT_EQ(tl.lanes[2].label, "no place recorded, slot 0");
   EXPECT_EQ(tl.bars[0].lane, 1u);
   EXPECT_EQ(tl.bars[1].lane, 0u);
   EXPECT_EQ(tl.bars[2].lane, 0u);

@@ -288,12 +288,12 @@ Drawn timeline_script(const LoadedCampaign& c, const PlotFile& file) {
   }
   s += fmt::format("set xlabel 'time since the first task started [s]'\nset ylabel {}\n",
                    gnuplot_string(tl.by_rank ? "where it ran: host, rank (and slot)" : "slot (concurrent task lane)"));
-  s += "set style fill solid 0.85 noborder\nset key outside bottom center horizontal\n";
+  s += "set style fill solid 0.85 noborder\nset key outside bottom center horizontal maxcols 3 samplen 2 height 1\n";
   s += "plot $bars using (($1+$2)/2):3:1:2:($3-0.38):($3+0.38):4 with boxxyerror lc rgb variable notitle";
   for (auto [name, color] : {std::pair{"explore", kBlue}, {"evaluate", kGreen}, {"confirm (all pairs)", kPurple},
                              {"warm-up", kLightGrey}, {"failed", kRed}, {"cancelled", kGrey}})
     s += fmt::format(", \\\n     keyentry with boxes fs solid 0.85 lc rgb '{}' title '{}'", color, name);
-  s += fmt::format(", \\\n     keyentry with boxes fs solid 0.25 lc rgb '{}' title 'waiting for a round to start'", kOrange);
+  s += fmt::format(", \\\n     keyentry with boxes fs solid 0.25 lc rgb '{}' title 'round waiting to start'", kOrange);
   return {s + '\n', data};
 }
 
