@@ -34,6 +34,12 @@ flotilla, config, work = sys.argv[1:4]
 SLOW = ['--explore.command=sh -c "sleep 0.05; echo flotilla-metric: score=$0" {x} {y}']
 shutil.rmtree(work, ignore_errors=True)
 os.makedirs(work)
+# In a sanitizer build the runtime writes notes of its own to stderr, which is the terminal here
+# (ASan's note on the spawner's clone() stack is 150 columns wide): they go to files instead, and
+# an error report among them fails the test at the end.
+SANITIZER_LOG = os.path.join(work, "sanitizer")
+for variable in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "TSAN_OPTIONS"):
+    os.environ[variable] = ":".join(filter(None, [os.environ.get(variable, ""), f"log_path={SANITIZER_LOG}"]))
 
 
 def fail(message, detail=""):
@@ -181,3 +187,9 @@ if [line.split(" · ")[0] for line in progress] != expected:
 if "elapsed" not in progress[-1] or "best verified score 6" not in progress[-1]:
     fail("no terminal: the last round's line lacks the elapsed time or the verified best", progress[-1])
 print(f"no terminal: {len(progress)} lines for {len(rounds)} rounds; last: {progress[-1]}")
+for name in sorted(os.listdir(work)):
+    if name.startswith("sanitizer."):
+        with open(os.path.join(work, name), errors="replace") as f:
+            report = f.read()
+        if "ERROR:" in report or "runtime error" in report or "WARNING: ThreadSanitizer" in report:
+            fail(f"a sanitizer reported an error ({name})", report[:3000])
