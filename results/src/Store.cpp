@@ -393,6 +393,7 @@ Store Store::open_for_append(const std::filesystem::path& path) {
     impl->open_tables();
     impl->load_writer_state();
     // An older file gains the (empty) /tests group now: SWMR allows no new objects later.
+    if (tests::Tables::present(impl->m_file.id())) tests::Tables::add_missing(impl->m_file.id());
     impl->m_tests = tests::Tables::present(impl->m_file.id()) ? tests::Tables::open(impl->m_file.id(), false)
                                                               : tests::Tables::create(impl->m_file.id());
     impl->m_tests->load_writer_state();

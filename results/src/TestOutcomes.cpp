@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 
@@ -136,6 +137,33 @@ TestDiff diff_outcomes(const TestSuite& reference_suite, std::span<const std::ui
   for (std::size_t i = 0; i < seen.size(); ++i)
     if (!seen[i] && effective_outcome(reference[i]) == TestOutcome::pass) diff.dropped.push_back(static_cast<std::int64_t>(i));
   return diff;
+}
+
+std::vector<NumberDrop> number_drops(const TestSuite& reference_suite, const CandidateTests& reference,
+                                     const TestSuite& candidate_suite, const CandidateTests& candidate,
+                                     const std::vector<std::string>& names) {
+  // (test name, number name) -> the reference's value; only finite ones can be fallen below.
+  std::unordered_map<std::string, double> recorded;
+  const auto key = [](std::string_view test, std::string_view number) {
+    return std::string(test) + '\n' + std::string(number);  // '\n' is in neither name
+  };
+  for (const auto& n : reference.numbers)
+    if (std::isfinite(n.value)) recorded.emplace(key(reference_suite.names.at(static_cast<std::size_t>(n.test)), n.name), n.value);
+  std::unordered_map<std::string, double> mine;
+  for (const auto& n : candidate.numbers) mine.emplace(key(candidate_suite.names.at(static_cast<std::size_t>(n.test)), n.name), n.value);
+  std::vector<NumberDrop> drops;
+  for (std::size_t test = 0; test < candidate_suite.names.size(); ++test) {
+    for (const auto& name : names) {
+      const std::string k = key(candidate_suite.names[test], name);
+      const auto theirs = recorded.find(k);
+      if (theirs == recorded.end()) continue;
+      const auto ours = mine.find(k);
+      const double value = ours == mine.end() ? std::numeric_limits<double>::quiet_NaN() : ours->second;
+      if (!(value >= theirs->second))  // NaN included
+        drops.push_back({static_cast<std::int64_t>(test), name, theirs->second, value});
+    }
+  }
+  return drops;
 }
 
 std::vector<std::int64_t> failing_tests(std::span<const std::uint8_t> outcomes) {

@@ -21,6 +21,10 @@ constexpr const char* kOutcomes = "tests/outcomes";
 constexpr const char* kDurations = "tests/durations";
 constexpr const char* kMessages = "tests/messages";
 constexpr const char* kRuns = "tests/runs";
+// Per-test numbers (per_file suites), added later: a file without them has none, and gains the
+// empty tables when it is reopened for appending.
+constexpr const char* kNumbers = "tests/numbers";
+constexpr const char* kNumberRuns = "tests/number_runs";
 // 1 MiB chunks: large enough that deflate sees long runs of equal bytes, small enough that
 // reading one candidate's outcomes does not decompress much of its neighbours'.
 constexpr hsize_t kByteChunk = 1 << 20;
@@ -30,6 +34,18 @@ constexpr std::size_t kMessageBytes = 256;
 struct MessageRow {
   std::int64_t test;
   char text[kMessageBytes];
+};
+
+struct NumberRow {
+  std::int64_t test;
+  double value;
+  char name[kNumberNameBytes];
+};
+
+struct NumberRunRow {
+  std::int64_t candidate;
+  std::int64_t numbers_start;  // row in /tests/numbers
+  std::int64_t numbers;
 };
 
 h5::Handle int64_compound(std::size_t size, std::initializer_list<std::pair<const char*, std::size_t>> fields) {
@@ -62,6 +78,25 @@ h5::Handle message_type() {
   h5::Handle text = h5::string_type(kMessageBytes);
   FLOTILLA_H5(H5Tinsert(type.id(), "text", offsetof(MessageRow, text), text.id()));
   return type;
+}
+
+h5::Handle number_type() {
+  h5::Handle type = int64_compound(sizeof(NumberRow), {{"test", offsetof(NumberRow, test)}});
+  FLOTILLA_H5(H5Tinsert(type.id(), "value", offsetof(NumberRow, value), H5T_NATIVE_DOUBLE));
+  h5::Handle name = h5::string_type(kNumberNameBytes);
+  FLOTILLA_H5(H5Tinsert(type.id(), "name", offsetof(NumberRow, name), name.id()));
+  return type;
+}
+
+h5::Handle number_run_type() {
+  return int64_compound(sizeof(NumberRunRow), {{"candidate", offsetof(NumberRunRow, candidate)},
+                                               {"numbers_start", offsetof(NumberRunRow, numbers_start)},
+                                               {"numbers", offsetof(NumberRunRow, numbers)}});
+}
+
+h5::Handle create_row_table(hid_t file, const char* name, const h5::Handle& type) {
+  h5::Handle file_type = schema::make_file_type(type.id());
+  return h5::create_table(file, name, file_type.id(), kRowChunk);
 }
 
 std::uint64_t fnv1a(std::string_view bytes) {
@@ -143,7 +178,17 @@ Tables Tables::create(hid_t file) {
   tables.m_suites = table(kSuites, tables.m_suite_type);
   tables.m_runs = table(kRuns, tables.m_run_type);
   tables.m_messages = table(kMessages, tables.m_message_type);
+  tables.m_number_type = number_type();
+  tables.m_number_run_type = number_run_type();
+  tables.m_numbers = create_row_table(file, kNumbers, tables.m_number_type);
+  tables.m_number_runs = create_row_table(file, kNumberRuns, tables.m_number_run_type);
   return tables;
+}
+
+void Tables::add_missing(hid_t file) {
+  if (FLOTILLA_H5(H5Lexists(file, kNumbers, H5P_DEFAULT)) > 0) return;
+  create_row_table(file, kNumbers, number_type());
+  create_row_table(file, kNumberRuns, number_run_type());
 }
 
 Tables Tables::open(hid_t file, bool swmr_read) {
@@ -158,6 +203,12 @@ Tables Tables::open(hid_t file, bool swmr_read) {
   tables.m_durations = open_dataset(file, kDurations);
   tables.m_messages = open_dataset(file, kMessages);
   tables.m_runs = open_dataset(file, kRuns);
+  tables.m_number_type = number_type();
+  tables.m_number_run_type = number_run_type();
+  if (FLOTILLA_H5(H5Lexists(file, kNumbers, H5P_DEFAULT)) > 0) {  // absent in files from before numbers
+    tables.m_numbers = open_dataset(file, kNumbers);
+    tables.m_number_runs = open_dataset(file, kNumberRuns);
+  }
   return tables;
 }
 
@@ -225,6 +276,23 @@ bool Tables::add_run(const CandidateTests& tests) {
     std::memcpy(messages[i].text, kept.data(), kept.size());
     messages[i].text[kept.size()] = '\0';
   }
+  std::vector<NumberRow> numbers(tests.numbers.size());
+  for (std::size_t i = 0; i < numbers.size(); ++i) {
+    const TestNumber& number = tests.numbers[i];
+    if (number.test < 0 || number.test >= count)
+      throw InvalidTests(fmt::format("candidate {}: number '{}' for test {} outside the suite of {} tests",
+                                     tests.candidate, number.name, number.test, count));
+    if (number.name.empty() || number.name.size() >= kNumberNameBytes)
+      throw InvalidTests(fmt::format("candidate {}: number name '{}' is empty or longer than {} bytes", tests.candidate,
+                                     number.name, kNumberNameBytes - 1));
+    numbers[i].test = number.test;
+    numbers[i].value = number.value;
+    std::memcpy(numbers[i].name, number.name.data(), number.name.size());
+    numbers[i].name[number.name.size()] = '\0';
+  }
+  if (!numbers.empty() && !m_numbers.valid())
+    throw InvalidTests(fmt::format("candidate {}: this file has no /tests/numbers to record per-test numbers in",
+                                   tests.candidate));
   RunRow row{};
   row.candidate = tests.candidate;
   row.suite = tests.suite;
@@ -238,6 +306,14 @@ bool Tables::add_run(const CandidateTests& tests) {
     h5::append_rows(m_durations.id(), H5T_NATIVE_UINT8, tests.durations.data(), count);
   }
   if (!messages.empty()) h5::append_rows(m_messages.id(), m_message_type.id(), messages.data(), messages.size());
+  if (!numbers.empty()) {
+    // Before the run row, which commits both; a writer killed in between leaves a number run
+    // without a run, and the retry appends another: readers take the candidate's last one.
+    const NumberRunRow locator{tests.candidate, static_cast<std::int64_t>(h5::row_count(m_numbers.id())),
+                               static_cast<std::int64_t>(numbers.size())};
+    h5::append_rows(m_numbers.id(), m_number_type.id(), numbers.data(), numbers.size());
+    h5::append_rows(m_number_runs.id(), m_number_run_type.id(), &locator, 1);
+  }
   h5::append_rows(m_runs.id(), m_run_type.id(), &row, 1);  // commits the run
   m_run_by_candidate.emplace(row.candidate, row);
   return true;
@@ -298,6 +374,15 @@ CandidateTests Tables::read_run(const RunRow& row) const {
        read_range<MessageRow>(m_messages.id(), m_message_type.id(), row.messages_start, row.messages)) {
     tests.messages.push_back({message.test, std::string(message.text, strnlen(message.text, kMessageBytes))});
   }
+  if (!m_numbers.valid()) return tests;
+  refresh(m_number_runs);
+  refresh(m_numbers);
+  std::optional<NumberRunRow> locator;
+  for (const auto& r : h5::read_table<NumberRunRow>(m_number_runs.id(), m_number_run_type.id()))
+    if (r.candidate == row.candidate) locator = r;  // the last one: see add_run
+  if (!locator) return tests;
+  for (const NumberRow& n : read_range<NumberRow>(m_numbers.id(), m_number_type.id(), locator->numbers_start, locator->numbers))
+    tests.numbers.push_back({n.test, std::string(n.name, strnlen(n.name, kNumberNameBytes)), n.value});
   return tests;
 }
 

@@ -3,7 +3,8 @@
 // Layout: /tests/names (uint8: every suite's names, each ended by '\n'), /tests/suites (one row
 // per distinct discovery), /tests/outcomes and /tests/durations (uint8, one byte per test per
 // candidate, appended), /tests/messages (failure messages of tests that did not pass) and
-// /tests/runs (one row per candidate: where its bytes are).
+// /tests/runs (one row per candidate: where its bytes are); per-test numbers of per_file suites
+// in /tests/numbers, located by /tests/number_runs (one row per candidate that has numbers).
 //
 // Invariants:
 //  - A run row is written after the bytes it points at, and suite rows after their names: the
@@ -57,6 +58,8 @@ class Tables {
   static Tables create(hid_t file);
   // swmr_read: refresh every dataset before reading, to see what a live writer appended.
   static Tables open(hid_t file, bool swmr_read);
+  // A writer on a file from before per-test numbers adds their empty tables (before SWMR).
+  static void add_missing(hid_t file);
 
   // Writer side; `load` fills the caches from the file (after open).
   void load_writer_state();
@@ -77,6 +80,8 @@ class Tables {
   bool m_swmr_read = false;
   h5::Handle m_names, m_suites, m_outcomes, m_durations, m_messages, m_runs;
   h5::Handle m_suite_type, m_run_type, m_message_type;
+  h5::Handle m_numbers, m_number_runs;  // invalid in a file from before per-test numbers (read only)
+  h5::Handle m_number_type, m_number_run_type;
   std::multimap<std::uint64_t, SuiteRow> m_suites_by_digest;  // writer cache
   std::map<std::int64_t, RunRow> m_run_by_candidate;          // writer cache
 };

@@ -313,3 +313,78 @@ TEST(TestReport, TextAndJsonShowCountsDiffFlakySlowestAndFailureGroups) {
   EXPECT_NE(json.find(R"("regressions":{"count":2,"dropped":0,"names":["B.three","B.four"]})"), std::string::npos) << json;
   EXPECT_NE(json.find(R"("flaky":["C.five"])"), std::string::npos) << json;
 }
+
+// evaluate.no_drop: a number below the reference's, or missing where the reference has one,
+// falls; matched by name, so a reordered suite compares the right files.
+TEST(TestOutcomes, NumberDropsCompareByNameAndCountAMissingNumber) {
+  const TestSuite reference_suite = suite_of({"a.test", "b.test", "c.test", "gone.test"});
+  CandidateTests reference{0, 0, {code(P), code(P), code(F), code(P)}, {}, {}};
+  reference.numbers = {{0, "tests", 12}, {0, "errors", 0}, {1, "tests", 14}, {2, "tests", 9}, {3, "tests", 1}};
+  const TestSuite candidate_suite = suite_of({"c.test", "b.test", "a.test", "new.test"});
+  CandidateTests candidate{1, 1, {code(F), code(P), code(E), code(P)}, {}, {}};
+  candidate.numbers = {{0, "tests", 9}, {1, "tests", 10}, {2, "errors", 3}, {3, "tests", 1}};
+  const auto drops = number_drops(reference_suite, reference, candidate_suite, candidate, {"tests"});
+  ASSERT_EQ(drops.size(), 2u);
+  EXPECT_EQ(drops[0].test, 1);  // b.test: 10 checks < 14
+  EXPECT_EQ(drops[0].name, "tests");
+  EXPECT_EQ(drops[0].reference, 14);
+  EXPECT_EQ(drops[0].candidate, 10);
+  EXPECT_EQ(drops[1].test, 2);  // a.test: its count is missing (it crashed before its summary)
+  EXPECT_TRUE(std::isnan(drops[1].candidate));
+  // c.test ran as many checks (9 = 9); new.test and gone.test are not compared here (the outcome
+  // diff calls gone.test dropped); "errors" was not asked for.
+  EXPECT_TRUE(number_drops(reference_suite, reference, candidate_suite, candidate, {}).empty());
+}
+
+TEST(TestStore, NumbersRoundTripAndAFileFromBeforeThemReadsAndGainsThemOnAppend) {
+  ScratchDir dir;
+  const auto path = dir / "n.h5";
+  {
+    Store store = Store::create(path, sample_campaign());
+    const std::int64_t suite = store.add_test_suite(suite_of({"a.test", "b.test"}));
+    CandidateTests tests{0, suite, {code(P), code(F)}, {}, {{1, "'errors == 0' is false"}}};
+    tests.numbers = {{0, "errors", 0}, {0, "tests", 12}, {1, "errors", 256}, {1, "tests", std::nan("")}};
+    EXPECT_TRUE(store.add_test_results(tests));
+    EXPECT_TRUE(store.add_test_results({1, suite, {code(P), code(P)}, {}, {}}));  // a suite without numbers
+  }
+  {
+    const auto back = Store::open_read(path).test_results(0);
+    ASSERT_TRUE(back.has_value());
+    ASSERT_EQ(back->numbers.size(), 4u);
+    EXPECT_EQ(back->numbers[1].test, 0);
+    EXPECT_EQ(back->numbers[1].name, "tests");
+    EXPECT_EQ(back->numbers[1].value, 12);
+    EXPECT_EQ(back->numbers[2].value, 256);
+    EXPECT_TRUE(std::isnan(back->numbers[3].value));
+    EXPECT_TRUE(Store::open_read(path).test_results(1)->numbers.empty());
+  }
+  // What flotilla wrote before per-test numbers: /tests without its two number tables.
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  ASSERT_GE(H5Ldelete(file, "tests/numbers", H5P_DEFAULT), 0);
+  ASSERT_GE(H5Ldelete(file, "tests/number_runs", H5P_DEFAULT), 0);
+  ASSERT_GE(H5Fclose(file), 0);
+  {
+    const auto old = Store::open_read(path).test_results(0);
+    ASSERT_TRUE(old.has_value());
+    EXPECT_EQ(old->outcomes, std::vector<std::uint8_t>({code(P), code(F)}));
+    EXPECT_TRUE(old->numbers.empty());
+  }
+  {
+    Store store = Store::open_for_append(path);
+    CandidateTests tests{2, 0, {code(P), code(P)}, {}, {}};
+    tests.numbers = {{1, "tests", 14}};
+    EXPECT_TRUE(store.add_test_results(tests));
+    try {
+      CandidateTests bad{3, 0, {code(P), code(P)}, {}, {}};
+      bad.numbers = {{2, "tests", 1}};
+      store.add_test_results(bad);
+      ADD_FAILURE() << "no error";
+    } catch (const StoreError& error) {
+      EXPECT_EQ(std::string(error.what()), path.string() + ": candidate 3: number 'tests' for test 2 outside the suite of 2 tests");
+    }
+  }
+  const auto back = Store::open_read(path).test_results(2);
+  ASSERT_EQ(back->numbers.size(), 1u);
+  EXPECT_EQ(back->numbers[0].value, 14);
+}

@@ -55,6 +55,15 @@ struct TestMessage {
   std::string text;        // first line(s) of the failure, at most 255 bytes when stored
 };
 
+// A number a test reported about itself (per_file suites: a summary's named group, e.g. the
+// checks a file ran); NaN when the group took no part.
+struct TestNumber {
+  std::int64_t test = 0;   // index into the suite's names
+  std::string name;        // at most kNumberNameBytes - 1 bytes
+  double value = 0;
+};
+inline constexpr std::size_t kNumberNameBytes = 40;
+
 struct TestSuite {
   std::vector<std::string> names;   // unique, in discovery order
 };
@@ -66,6 +75,7 @@ struct CandidateTests {
   std::vector<std::uint8_t> outcomes;   // one code per test of the suite
   std::vector<std::uint8_t> durations;  // empty, or one quantised duration per test
   std::vector<TestMessage> messages;    // sorted by test, only for tests that did not pass
+  std::vector<TestNumber> numbers;      // sorted by test; empty for suites that report none
 };
 
 struct TestSummary {
@@ -99,6 +109,18 @@ TestDiff diff_outcomes(std::span<const std::uint8_t> reference, std::span<const 
 // Different suites: tests are matched by name.
 TestDiff diff_outcomes(const TestSuite& reference_suite, std::span<const std::uint8_t> reference,
                        const TestSuite& candidate_suite, std::span<const std::uint8_t> candidate);
+
+// evaluate.no_drop: the tests whose number `name` fell below the reference's, matched by name.
+// A number the reference recorded that the candidate lacks (or is NaN) counts as fallen: the
+// candidate cannot show it ran as many checks. Tests the reference lacks are not compared.
+struct NumberDrop {
+  std::int64_t test = 0;  // index into the candidate's suite
+  std::string name;
+  double reference = 0, candidate = 0;
+};
+std::vector<NumberDrop> number_drops(const TestSuite& reference_suite, const CandidateTests& reference,
+                                     const TestSuite& candidate_suite, const CandidateTests& candidate,
+                                     const std::vector<std::string>& names);
 
 // The tests that fail all_pass: fail, error, timeout or not run (indices, in order).
 std::vector<std::int64_t> failing_tests(std::span<const std::uint8_t> outcomes);
