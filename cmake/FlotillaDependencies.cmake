@@ -16,6 +16,10 @@ set_property(TARGET Kokkos::kokkos PROPERTY INTERFACE_INCLUDE_DIRECTORIES "${Kok
 # muparser: constraint expressions over space parameters. Debian ships a CMake config.
 find_package(muparser 2.3 REQUIRED)                                  # muparser::muparser
 
+# PCRE2: evaluate.summary's patterns, whose named groups std::regex lacks. Debian ships a .pc file.
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(PCRE2 REQUIRED IMPORTED_TARGET libpcre2-8)          # PkgConfig::PCRE2 (libpcre2-dev)
+
 # libslurm 22.05 ships neither a CMake config nor a .pc file.
 find_path(SLURM_INCLUDE_DIR slurm/slurm.h)
 find_library(SLURM_LIBRARY slurm)
@@ -75,6 +79,7 @@ function(flotilla_feature_summary)
   message(STATUS "  MPI              ${MPI_CXX_VERSION} (${MPIEXEC_EXECUTABLE})")
   message(STATUS "  Kokkos           ${Kokkos_VERSION} (devices: ${Kokkos_DEVICES})")
   message(STATUS "  muparser         ${muparser_VERSION}")
+  message(STATUS "  PCRE2            ${PCRE2_VERSION}")
   message(STATUS "  libslurm         ${SLURM_LIBRARY}")
   if(FLOTILLA_HAVE_CUDA)
     message(STATUS "  CUDA + NCCL      ON (nvcc ${CMAKE_CUDA_COMPILER_VERSION}, archs ${CMAKE_CUDA_ARCHITECTURES}, ${NCCL_LIBRARY})")

@@ -19,7 +19,7 @@ sudo_if_needed apt-get install -y --no-install-recommends -o DPkg::Lock::Timeout
   libslurm-dev slurmctld slurmd slurm-client munge \
   libmuparser-dev nlohmann-json3-dev libfmt-dev zlib1g-dev \
   libgtest-dev libgmock-dev googletest \
-  libxml2-dev libsqlite3-dev \
+  libxml2-dev libsqlite3-dev libpcre2-dev \
   python3 python3-h5py python3-pandas \
   gnuplot-nox parallel spin \
   python3-optuna \

@@ -59,6 +59,7 @@ class Builder {
     const std::size_t i = found->second;
     if (m_seen[i]) throw ReportError(fmt::format("shard {} reported test '{}' a second time", shard, result.name));
     set(i, result.outcome, result.seconds, result.message);
+    for (const auto& [name, value] : result.numbers) m_numbers[static_cast<std::int64_t>(i)].push_back({name, value});
   }
 
   void set(std::size_t i, TestOutcome outcome, double seconds, const std::string& message) {
@@ -82,6 +83,8 @@ class Builder {
       if (!m_seen[i] && !m_messages.contains(static_cast<std::int64_t>(i)))
         m_messages[static_cast<std::int64_t>(i)] = "listed, but reported by no shard";
     for (auto& [test, text] : m_messages) m_out.messages.push_back({test, std::move(text)});
+    for (auto& [test, numbers] : m_numbers)
+      for (auto& [name, value] : numbers) m_out.numbers.push_back({test, std::move(name), value});
     return std::move(m_out);
   }
 
@@ -97,6 +100,7 @@ class Builder {
   std::unordered_map<std::string, std::size_t> m_index;  // keys copied: names may grow
   std::vector<bool> m_seen;
   std::map<std::int64_t, std::string> m_messages;
+  std::map<std::int64_t, std::vector<std::pair<std::string, double>>> m_numbers;  // by test, in report order
 };
 
 // Files suites: a file no test of its shard's report names stands as a test of its own, not run.

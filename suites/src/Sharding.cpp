@@ -13,7 +13,7 @@ namespace flotilla::suites {
 
 namespace {
 
-constexpr std::array<std::string_view, 6> kKindNames = {"exit", "gtest", "ctest", "files", "junit", "tap"};
+constexpr std::array<std::string_view, 7> kKindNames = {"exit", "gtest", "ctest", "files", "junit", "tap", "per_file"};
 
 bool known(double seconds) { return std::isfinite(seconds) && seconds >= 0; }
 

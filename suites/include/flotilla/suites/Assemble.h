@@ -47,6 +47,7 @@ struct Assembled {
   std::vector<std::uint8_t> outcomes;
   std::vector<std::uint8_t> durations;         // quantised; 0 where not reported
   std::vector<results::TestMessage> messages;  // sorted by test
+  std::vector<results::TestNumber> numbers;    // sorted by test (per_file: the summary's groups)
 };
 
 // `discovered`: the discovery's names, or nullopt when the suite kind has no discovery.

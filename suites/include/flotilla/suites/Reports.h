@@ -17,6 +17,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace flotilla::suites {
@@ -31,6 +32,9 @@ struct TestResult {
   results::TestOutcome outcome = results::TestOutcome::pass;
   double seconds = -1;  // < 0: not reported
   std::string message;  // the failure's first lines; empty for passes
+  // per_file: the summary's named groups as numbers, in the pattern's order (NaN: the group
+  // took no part in the match). Empty for the other report formats.
+  std::vector<std::pair<std::string, double>> numbers;
 };
 
 // `BINARY --gtest_list_tests` output.

@@ -20,8 +20,9 @@ namespace flotilla::suites {
 
 // exit: evaluate.command's exit code per shard (no per-test outcomes); gtest: a GoogleTest
 // binary; ctest: a CTest build tree; files: one test per file of a glob, run in batches;
-// junit / tap: any command that writes a JUnit XML or TAP report per shard.
-enum class SuiteKind { exit, gtest, ctest, files, junit, tap };
+// junit / tap: any command that writes a JUnit XML or TAP report per shard; per_file: one
+// checker process per file of a glob, run by flotilla-per-file (PerFile.h).
+enum class SuiteKind { exit, gtest, ctest, files, junit, tap, per_file };
 
 std::string_view to_string(SuiteKind kind);
 std::optional<SuiteKind> suite_kind_from_string(std::string_view text);

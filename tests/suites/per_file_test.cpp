@@ -1,0 +1,162 @@
+// The per-file checker protocol (suites/PerFile.h) on recorded output: summary patterns with
+// named groups, pass_when, the verdict on one file (exit codes that wrap, a missing summary, a
+// timeout, a signal), the report's round trip and its exact error messages.
+#include <flotilla/suites/PerFile.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+
+using namespace flotilla::suites;
+using flotilla::results::TestOutcome;
+
+namespace {
+
+template <class Error>
+std::string error_of(const std::function<void()>& action) {
+  try {
+    action();
+  } catch (const Error& error) {
+    return error.what();
+  }
+  return "no error";
+}
+
+const char* kSqllogic = R"((?<errors>\d+) errors out of (?<tests>\d+) tests in \S+ - (?<skipped>\d+) skipped)";
+
+}  // namespace
+
+TEST(PerFileSummary, NamedGroupsInTheirOrderAndTheLastMatchCounts) {
+  const SummaryPattern summary(kSqllogic);
+  EXPECT_EQ(summary.names(), (std::vector<std::string>{"errors", "tests", "skipped"}));
+  // A checker that prints a progress summary, then its final one: the last decides.
+  const auto match = summary.last_match(
+      "0 errors out of 10 tests in a.test - 0 skipped.\nlog line\n3 errors out of 10012 tests in a.test - 1716 "
+      "skipped.\n");
+  ASSERT_TRUE(match);
+  EXPECT_EQ(match->text, "3 errors out of 10012 tests in a.test - 1716 skipped");
+  EXPECT_EQ(match->numbers, (Numbers{{"errors", 3}, {"tests", 10012}, {"skipped", 1716}}));
+  EXPECT_EQ(match->error, "");
+  EXPECT_FALSE(summary.last_match("no summary here\n"));
+}
+
+TEST(PerFileSummary, GroupsThatTookNoPartAreNaNAndTextIsAnError) {
+  const SummaryPattern optional(R"((?<errors>\d+) errors(?: and (?<warnings>\d+) warnings)?)");
+  const auto match = optional.last_match("2 errors\n");
+  ASSERT_TRUE(match);
+  EXPECT_EQ(match->numbers[0].second, 2);
+  EXPECT_TRUE(std::isnan(match->numbers[1].second));
+  const SummaryPattern wordy(R"(result: (?<errors>\w+))");
+  EXPECT_EQ(wordy.last_match("result: many\n")->error, "summary group 'errors' matched 'many', which is not a number");
+}
+
+TEST(PerFileSummary, BadPatternsNameTheSettingAndThePlace) {
+  EXPECT_EQ(error_of<PatternError>([] { SummaryPattern("(?<errors>\\d+ errors"); }),
+            "evaluate.summary: '(?<errors>\\d+ errors': missing closing parenthesis at offset 20");
+  EXPECT_EQ(error_of<PatternError>([] { SummaryPattern("(\\d+) errors"); }),
+            "evaluate.summary: '(\\d+) errors' has no named group such as (?<errors>\\d+): the groups are the "
+            "numbers it records");
+}
+
+TEST(PerFilePassWhen, OverTheGroupsAndTheExitCode) {
+  const SummaryPattern summary(kSqllogic);
+  const PassCondition errors_zero("errors == 0", summary.names());
+  EXPECT_TRUE(errors_zero.holds({{"errors", 0}, {"tests", 12}, {"skipped", 2}}, 0));
+  EXPECT_FALSE(errors_zero.holds({{"errors", 256}, {"tests", 300}, {"skipped", 0}}, 0));
+  const PassCondition both("errors == 0 && exit_code == 0 && tests > skipped", summary.names());
+  EXPECT_FALSE(both.holds({{"errors", 0}, {"tests", 12}, {"skipped", 2}}, 1));
+  EXPECT_TRUE(both.holds({{"errors", 0}, {"tests", 12}, {"skipped", 2}}, 0));
+  // A comparison with a missing group (NaN) is false, so a file cannot pass on a number it lacks.
+  EXPECT_FALSE(PassCondition("errors < 1", {"errors"}).holds({{"errors", std::nan("")}}, 0));
+  EXPECT_EQ(error_of<PatternError>([&] { PassCondition("errrors == 0", summary.names()); }),
+            "evaluate.pass_when: 'errrors == 0': unknown name 'errrors' (known: errors, tests, skipped, exit_code)");
+  EXPECT_EQ(error_of<PatternError>([&] { PassCondition("errors ==", summary.names()); }).rfind(
+                "evaluate.pass_when: 'errors ==': ", 0),
+            0u);
+}
+
+TEST(PerFileJudge, TheSummaryDecidesEvenWhenTheExitCodeWrapped) {
+  const SummaryPattern summary(kSqllogic);
+  const PassCondition pass_when("errors == 0", summary.names());
+  // 256 errors: the exit code wraps to 0, and the summary still says fail.
+  FileRun wrapped{.exit_code = 0, .seconds = 0.5, .output = "256 errors out of 300 tests in x.test - 0 skipped.\n"};
+  auto t = judge_file("x.test", wrapped, &summary, &pass_when);
+  EXPECT_EQ(t.outcome, TestOutcome::fail);
+  EXPECT_EQ(t.message, "'errors == 0' is false for: 256 errors out of 300 tests in x.test - 0 skipped\n"
+                       "256 errors out of 300 tests in x.test - 0 skipped.");
+  EXPECT_EQ(t.numbers, (Numbers{{"errors", 256}, {"tests", 300}, {"skipped", 0}}));
+  EXPECT_EQ(t.seconds, 0.5);
+  // Exit code 3, but the summary says 0 errors: pass_when decides.
+  FileRun clean{.exit_code = 3, .output = "0 errors out of 12 tests in y.test - 2 skipped.\n"};
+  t = judge_file("y.test", clean, &summary, &pass_when);
+  EXPECT_EQ(t.outcome, TestOutcome::pass);
+  EXPECT_EQ(t.message, "");
+  EXPECT_EQ(t.numbers, (Numbers{{"errors", 0}, {"tests", 12}, {"skipped", 2}}));
+  // Without pass_when, the summary's numbers are recorded and the exit code decides.
+  t = judge_file("y.test", clean, &summary, nullptr);
+  EXPECT_EQ(t.outcome, TestOutcome::fail);
+  EXPECT_EQ(t.message.substr(0, t.message.find('\n')), "exit code 3: 0 errors out of 12 tests in y.test - 2 skipped");
+}
+
+TEST(PerFileJudge, AMissingSummaryATimeoutAndASignalAreNamed) {
+  const SummaryPattern summary(kSqllogic);
+  const PassCondition pass_when("errors == 0", summary.names());
+  auto t = judge_file("dir/z.test", {.exit_code = 0, .output = "Segmentation fault? no: just nothing\n"}, &summary, &pass_when);
+  EXPECT_EQ(t.outcome, TestOutcome::error);
+  EXPECT_EQ(t.message.substr(0, t.message.find('\n')),
+            std::string("dir/z.test: no summary line matches '") + kSqllogic + "' (exit code 0)");
+  t = judge_file("z.test", {.exit_code = 137, .timed_out = true, .ended = "timed out after 2s"}, &summary, &pass_when);
+  EXPECT_EQ(t.outcome, TestOutcome::timeout);
+  EXPECT_EQ(t.message, "timed out after 2s");
+  t = judge_file("z.test",
+                 {.exit_code = 137, .signal = 9, .output = "0 errors out of 1 tests in z.test - 0 skipped.\n",
+                  .ended = "killed by signal 9 (SIGKILL)"},
+                 &summary, &pass_when);
+  EXPECT_EQ(t.outcome, TestOutcome::error) << "a summary printed before the crash does not make it a pass";
+  EXPECT_EQ(t.message.substr(0, t.message.find('\n')), "killed by signal 9 (SIGKILL)");
+  // Exit code alone: 0 passes, anything else fails with it.
+  EXPECT_EQ(judge_file("a", {.exit_code = 0}, nullptr, nullptr).outcome, TestOutcome::pass);
+  t = judge_file("a", {.exit_code = 1, .output = "one\ntwo\nthree\n"}, nullptr, nullptr);
+  EXPECT_EQ(t.outcome, TestOutcome::fail);
+  EXPECT_EQ(t.message, "exit code 1\ntwo\nthree");
+}
+
+TEST(PerFileReport, RoundTripKeepsOutcomesMessagesAndNumbersInOrder) {
+  std::vector<TestResult> tests = {
+      {.name = "corpus/a.test", .outcome = TestOutcome::pass, .seconds = 0.25,
+       .numbers = {{"tests", 12}, {"errors", 0}}},
+      {.name = "corpus/b \"quoted\".test", .outcome = TestOutcome::fail, .seconds = 1.5,
+       .message = "'errors == 0' is false\n\xff bad byte", .numbers = {{"tests", 3}, {"errors", std::nan("")}}},
+      {.name = "corpus/c.test", .outcome = TestOutcome::timeout, .message = "timed out after 1s"}};
+  const auto back = parse_per_file_report(write_per_file_report(tests), "r.json");
+  ASSERT_EQ(back.size(), 3u);
+  EXPECT_EQ(back[0].name, "corpus/a.test");
+  EXPECT_EQ(back[0].outcome, TestOutcome::pass);
+  EXPECT_EQ(back[0].seconds, 0.25);
+  EXPECT_EQ(back[0].numbers, (Numbers{{"tests", 12}, {"errors", 0}}));
+  EXPECT_EQ(back[1].name, "corpus/b \"quoted\".test");
+  EXPECT_EQ(back[1].message, "'errors == 0' is false\n\xef\xbf\xbd bad byte");  // invalid UTF-8 replaced
+  EXPECT_EQ(back[1].numbers[0], (std::pair<std::string, double>{"tests", 3}));
+  EXPECT_TRUE(std::isnan(back[1].numbers[1].second));
+  EXPECT_EQ(back[2].outcome, TestOutcome::timeout);
+  EXPECT_EQ(back[2].seconds, -1);
+}
+
+TEST(PerFileReport, BadReportsNameTheFileAndTheField) {
+  EXPECT_EQ(error_of<ReportError>([] { parse_per_file_report("{\"per_file\": [{\"name\": \"a\"}]}", "r.json"); }),
+            "r.json: per_file[0]: no 'outcome' field");
+  EXPECT_EQ(error_of<ReportError>(
+                [] { parse_per_file_report("{\"per_file\": [{\"name\": \"a\", \"outcome\": \"fine\"}]}", "r.json"); }),
+            "r.json: per_file[0]: outcome 'fine' is not a test outcome");
+  EXPECT_EQ(error_of<ReportError>([] {
+              parse_per_file_report(R"({"per_file": [{"name": "a", "outcome": "pass", "numbers": {"n": "x"}}]})", "r.json");
+            }),
+            "r.json: per_file[0]: numbers.n is not a number");
+  EXPECT_EQ(error_of<ReportError>([] { parse_per_file_report("{}", "r.json"); }), "r.json: no 'per_file' list");
+  EXPECT_EQ(error_of<ReportError>([] { parse_per_file_report("{\"per", "r.json"); }).rfind("r.json: not JSON: ", 0), 0u);
+}
+
+TEST(PerFileCommand, FileIsReplacedInEveryWordAndNothingElseChanges) {
+  EXPECT_EQ(checker_argv({"check", "--db={file}.db", "{file}", "{shard}"}, "/c/a b.test"),
+            (std::vector<std::string>{"check", "--db=/c/a b.test.db", "/c/a b.test", "{shard}"}));
+}
