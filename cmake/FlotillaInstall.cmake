@@ -1,5 +1,6 @@
 # FlotillaInstall.cmake — what `cmake --install BUILD [--prefix P]` puts where (docs/install.md):
-#   bin/                                 flotilla, flotilla-worker, flotilla-kernel, flotilla-pairs
+#   bin/                                 flotilla, flotilla-worker, flotilla-kernel, flotilla-pairs,
+#                                        flotilla-per-file
 #                                        (and flotilla-synthetic when the benchmarks are built)
 #   lib/python3/dist-packages/           flotilla_results.py (FLOTILLA_INSTALL_PYTHONDIR)
 #   share/man/man1/                      flotilla.1, flotilla-COMMAND.1, flotilla-results-SUB.1,
@@ -23,7 +24,7 @@ set(FLOTILLA_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/flotilla" CACHE STR
 # The programs. flotilla finds the others beside itself (it puts its own folder first on the
 # tasks' PATH), so they go to one folder. Installed binaries keep the run path of libraries
 # outside the system's (the CUDA toolkit's, a non-system MPI).
-set(_flotilla_programs flotilla flotilla-worker flotilla-kernel flotilla-pairs)
+set(_flotilla_programs flotilla flotilla-worker flotilla-kernel flotilla-pairs flotilla-per-file)
 if(TARGET flotilla-synthetic)
   list(APPEND _flotilla_programs flotilla-synthetic)
 endif()

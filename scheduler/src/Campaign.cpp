@@ -671,6 +671,7 @@ class CampaignRunner {
     // Nothing outside this call acts on them before the commit.
     results::Store::Group group(*m_store);
     for (const auto& r : finished) {
+      m_suite.task_ended(r.id, r.attempt);  // a per_file shard's temporary folders, however it ended
       // Cancelled (or lost while stopping) is not a result: the task runs again on resume.
       // Cancelled (or lost while stopping, or to `flotilla cancel`) is not a result: the task
       // runs again on resume, never now.

@@ -59,14 +59,25 @@ const std::vector<OptionDecl>& option_table() {
       {"evaluate.suite", "exit", false, false,
        "what a shard reports: exit (its exit code), gtest (a GoogleTest binary, sharded by GTEST_SHARD_INDEX), "
        "ctest (a ctest command line, e.g. 'ctest --test-dir build'; shards by test number), "
-       "files (one command per shard over {files}, a list of files from evaluate.files), junit or tap (the "
-       "command writes {report})"},
-      {"evaluate.files", "", false, false, "suite = files: the test files, relative to the working directory: glob patterns separated by blanks, ** for any "
+       "files (one command per shard over {files}, a list of files from evaluate.files), per_file (one command per "
+       "file, {file}, of evaluate.files), junit or tap (the command writes {report})"},
+      {"evaluate.files", "", false, false, "suite = files or per_file: the test files, relative to the working directory: glob patterns separated by blanks, ** for any "
        "number of directories, @LIST for a file of one path a line"},
       {"evaluate.list", "", false, false,
        "suite = junit or tap: a command that prints the test names, one a line, before the shards run, so a test the "
        "shards do not report is caught as not run; none accepts the reports as complete"},
       {"evaluate.report", "tap", false, false, "suite = files: the format the command writes to {report}: tap or junit"},
+      {"evaluate.summary", "", false, false,
+       "suite = per_file: a PCRE2 pattern with named groups, e.g. (?<errors>\\d+) errors out of (?<tests>\\d+) tests; "
+       "its last match in a file's output gives the file's numbers, and no match fails the file"},
+      {"evaluate.pass_when", "", false, false,
+       "suite = per_file: a muparser expression over the summary's groups and exit_code that decides a file's pass "
+       "(e.g. errors == 0); without it the exit code decides"},
+      {"evaluate.parallel", "0", false, false,
+       "suite = per_file: checker processes at a time in a shard (0: the CPUs the shard may use)"},
+      {"evaluate.no_drop", "", false, false,
+       "suite = per_file with require = no_regression: summary groups (e.g. tests) whose number in a file may not "
+       "fall below the baseline's: a candidate that runs fewer checks in a file regresses on it"},
       {"evaluate.require", "all_pass", false, false,
        "test gate of a suite: all_pass, or no_regression (no test that passed for the baseline fails, and at least "
        "as many pass)"},

@@ -22,6 +22,7 @@
 #include "flotilla/jobs/Subprocess.h"
 #include "flotilla/scheduler/Planning.h"
 #include "flotilla/suites/FilePatterns.h"
+#include "flotilla/suites/PerFile.h"
 #include "flotilla/suites/Reports.h"
 
 extern char** environ;
@@ -129,9 +130,11 @@ fs::path SuiteStage::candidate_dir(std::int64_t candidate) const {
   return fs::absolute(m_s.tests_dir / fmt::format("candidate-{}", candidate));
 }
 
-// The format of a report: gtest's JSON, JUnit XML (ctest --output-junit too) or TAP.
+// The format of a report: gtest's JSON, JUnit XML (ctest --output-junit too), TAP, or
+// flotilla-per-file's JSON.
 SuiteKind SuiteStage::report_format() const {
   if (m_s.suite == SuiteKind::files) return m_s.suite_report;
+  if (m_s.suite == SuiteKind::per_file) return SuiteKind::per_file;
   return m_s.suite == SuiteKind::ctest ? SuiteKind::junit : m_s.suite;
 }
 
@@ -139,7 +142,9 @@ SuiteKind SuiteStage::report_format() const {
 // its results file) never removes or overwrites the report another attempt wrote.
 fs::path SuiteStage::report_path(std::int64_t candidate, int index, int attempt) const {
   const SuiteKind format = report_format();
-  const char* ext = format == SuiteKind::gtest ? "json" : format == SuiteKind::junit ? "xml" : "tap";
+  const char* ext = format == SuiteKind::gtest || format == SuiteKind::per_file ? "json"
+                    : format == SuiteKind::junit                                ? "xml"
+                                                                                : "tap";
   if (index == rerun_index()) return candidate_dir(candidate) / fmt::format("rerun.a{}.{}", attempt, ext);
   return candidate_dir(candidate) / fmt::format("shard-{}.a{}.{}", index, attempt, ext);
 }
@@ -250,8 +255,23 @@ void SuiteStage::record_shard_sizes(std::int64_t candidate, const std::vector<st
   for (auto shard : assignment) ++m_shard_sizes[{candidate, shard}];
 }
 
+// A per_file shard attempt's temporary folders ({tmpdir}) live here, removed when its task ends.
+fs::path SuiteStage::temporary_dir(std::int64_t candidate, int shard, int attempt) const {
+  return candidate_dir(candidate) / fmt::format("shard-{}.a{}.tmp", shard, attempt);
+}
+
+void SuiteStage::task_ended(std::uint64_t task_id, int attempt) const {
+  if (m_s.suite != SuiteKind::per_file) return;
+  const auto key = decode_task_id(task_id);
+  if (key.kind != results::TrialKind::evaluate || key.index >= m_s.shards) return;
+  std::error_code ignored;  // usually gone already: flotilla-per-file removes it unless it was killed
+  fs::remove_all(temporary_dir(key.candidate, key.index, attempt), ignored);
+}
+
+bool SuiteStage::file_suite() const { return m_s.suite == SuiteKind::files || m_s.suite == SuiteKind::per_file; }
+
 void SuiteStage::prepare() {
-  if (m_s.suite == SuiteKind::files) (void)test_files();  // a glob that matches nothing is an error now
+  if (file_suite()) (void)test_files();  // a glob that matches nothing is an error now
 }
 
 void SuiteStage::add_shard_values(Values& values, std::int64_t candidate, int shard, int attempt) {
@@ -268,17 +288,48 @@ void SuiteStage::add_shard_values(Values& values, std::int64_t candidate, int sh
     }
     return;
   }
-  if (m_s.suite != SuiteKind::files) return;
+  if (!file_suite()) return;
   const auto files = candidate_files(candidate);
   const auto assignment = suites::assign_shards({}, files.size(), m_s.shards);
   std::string list;
-  for (auto i : suites::tests_of_shard(assignment, shard)) list += files[static_cast<std::size_t>(i)] + "\n";
+  const auto mine = suites::tests_of_shard(assignment, shard);
+  for (auto i : mine) list += files[static_cast<std::size_t>(i)] + "\n";
   const fs::path list_path = candidate_dir(candidate) / fmt::format("shard-{}.files", shard);
   write_atomically(list_path, list);
   values["files"] = list_path.string();
+  if (m_s.suite != SuiteKind::per_file) return;
+  m_shard_sizes[{candidate, shard}] = static_cast<std::int64_t>(mine.size());  // for the task's time limit
+  // flotilla-per-file puts each file in: the command keeps its {file} and {tmpdir} words.
+  values["file"] = "{file}";
+  values["tmpdir"] = "{tmpdir}";
+}
+
+// per_file: the shard is one flotilla-per-file task over its list, the rendered command after
+// `--`. Each file gets the evaluate timeout; the task as a whole the time its files take one
+// after another at the given parallelism (all of them, when it is the shard's CPUs, unknown
+// here), and a minute to spare.
+void SuiteStage::wrap_per_file_task(jobs::TaskSpec& spec, std::int64_t candidate, int shard, int attempt) const {
+  std::vector<std::string> argv = {"flotilla-per-file",
+                                   "--files", (candidate_dir(candidate) / fmt::format("shard-{}.files", shard)).string(),
+                                   "--report", report_path(candidate, shard, attempt).string(),
+                                   "--relative-to", fs::current_path().string(),
+                                   "--parallel", std::to_string(m_s.suite_parallel),
+                                   "--timeout", std::to_string(m_s.evaluate_timeout.count()),
+                                   "--tmp", temporary_dir(candidate, shard, attempt).string()};
+  if (!m_s.suite_summary.empty()) argv.insert(argv.end(), {"--summary", m_s.suite_summary});
+  if (!m_s.suite_pass_when.empty()) argv.insert(argv.end(), {"--pass-when", m_s.suite_pass_when});
+  argv.push_back("--");
+  argv.insert(argv.end(), spec.argv.begin(), spec.argv.end());
+  spec.argv = std::move(argv);
+  const auto files = m_shard_sizes.count({candidate, shard}) ? m_shard_sizes.at({candidate, shard}) : 1;
+  const auto rounds = m_s.suite_parallel > 0 ? (files + m_s.suite_parallel - 1) / m_s.suite_parallel : files;
+  spec.timeout = m_s.evaluate_timeout.count() > 0 ? m_s.evaluate_timeout * std::max<std::int64_t>(rounds, 1) +
+                                                        std::chrono::minutes(1)
+                                                  : std::chrono::milliseconds(0);
 }
 
 void SuiteStage::finish_shard_task(jobs::TaskSpec& spec, std::int64_t candidate, int shard, int attempt) const {
+  if (m_s.suite == SuiteKind::per_file) return wrap_per_file_task(spec, candidate, shard, attempt);
   const fs::path report = report_path(candidate, shard, attempt);
   if (m_s.suite == SuiteKind::ctest) {
     if (auto error = m_discovery_error.find(candidate); error != m_discovery_error.end()) {
@@ -312,6 +363,7 @@ std::vector<suites::TestResult> SuiteStage::report(std::int64_t candidate, int i
   switch (report_format()) {
     case SuiteKind::gtest: return suites::parse_gtest_json(text, path.string());
     case SuiteKind::junit: return suites::parse_junit_xml(text, path.string());
+    case SuiteKind::per_file: return suites::parse_per_file_report(text, path.string());
     default: return suites::parse_tap(text, path.string());
   }
 }
@@ -440,7 +492,7 @@ suites::Assembled SuiteStage::assemble(std::int64_t candidate, const std::vector
     suites::ShardRun run{.shard = shard, .results = report(candidate, shard, t.attempt),
                          .timed_out = has_metric(t, "timed_out")};
     if (discovered && !assignment.empty()) run.given = suites::tests_of_shard(assignment, shard);
-    if (m_s.suite == SuiteKind::files) run.files = shard_files(candidate, shard);
+    if (file_suite()) run.files = shard_files(candidate, shard);
     if (t.exit_code != 0) run.ended = fmt::format("exit code {}", t.exit_code);
     runs.push_back(std::move(run));
   }
@@ -497,7 +549,8 @@ std::optional<jobs::TaskSpec> SuiteStage::rerun_task(std::int64_t candidate, std
 // for a gate that failed.
 results::GateNames SuiteStage::gate_names(const results::Store& store, const results::CandidateTests& mine,
                                           const std::optional<results::CandidateTests>& reference,
-                                          const results::TestDiff& diff) const {
+                                          const results::TestDiff& diff,
+                                          const std::map<std::int64_t, std::string>& fallen) const {
   results::GateNames names;
   const auto suite = store.test_suite(mine.suite);
   const auto outcome_of = [](std::uint8_t code) { return results::to_string(results::effective_outcome(code)); };
@@ -511,8 +564,10 @@ results::GateNames SuiteStage::gate_names(const results::Store& store, const res
   }
   for (auto i : diff.regressions) {
     if (names.tests.size() >= results::kNamedTests) return names;
+    const auto number = fallen.find(i);  // a passing test that ran fewer checks says so
     names.tests.push_back(fmt::format("{} ({})", suite.names[static_cast<std::size_t>(i)],
-                                      outcome_of(mine.outcomes[static_cast<std::size_t>(i)])));
+                                      number != fallen.end() ? number->second
+                                                             : outcome_of(mine.outcomes[static_cast<std::size_t>(i)])));
   }
   if (diff.dropped.empty() || !reference) return names;
   const auto reference_suite = store.test_suite(reference->suite);
@@ -521,6 +576,26 @@ results::GateNames SuiteStage::gate_names(const results::Store& store, const res
     names.tests.push_back(fmt::format("{} (not run: absent)", reference_suite.names[static_cast<std::size_t>(i)]));
   }
   return names;
+}
+
+// evaluate.no_drop: a test whose number (e.g. the checks a file ran) fell below the baseline's
+// regresses, whatever its outcome; added to the diff's regressions, and returned as the text
+// the gate's reason shows for each ("tests 5 < 12").
+std::map<std::int64_t, std::string> SuiteStage::number_regressions(const results::Store& store,
+                                                                   const results::CandidateTests& mine,
+                                                                   const std::optional<results::CandidateTests>& reference,
+                                                                   results::TestDiff& diff) const {
+  std::map<std::int64_t, std::string> fallen;
+  if (m_s.suite_no_drop.empty() || !reference || reference->candidate == mine.candidate) return fallen;
+  const auto drops = results::number_drops(store.test_suite(reference->suite), *reference, store.test_suite(mine.suite),
+                                           mine, m_s.suite_no_drop);
+  for (const auto& d : drops)
+    fallen.try_emplace(d.test, std::isnan(d.candidate) ? fmt::format("{} missing, baseline {}", d.name, d.reference)
+                                                       : fmt::format("{} {} < {}", d.name, d.candidate, d.reference));
+  std::set<std::int64_t> regressions(diff.regressions.begin(), diff.regressions.end());
+  for (const auto& [test, text] : fallen) regressions.insert(test);
+  diff.regressions.assign(regressions.begin(), regressions.end());
+  return fallen;
 }
 
 results::TrialRecord SuiteStage::verdict(results::Store& store, std::int64_t candidate, std::vector<std::string> argv,
@@ -535,7 +610,8 @@ results::TrialRecord SuiteStage::verdict(results::Store& store, std::int64_t can
       const auto suite = store.add_test_suite(assembled.suite);
       store.add_test_results({.candidate = candidate, .suite = suite, .outcomes = std::move(assembled.outcomes),
                               .durations = std::move(assembled.durations),
-                              .messages = std::move(assembled.messages)});
+                              .messages = std::move(assembled.messages),
+                              .numbers = std::move(assembled.numbers)});
     }
     // The verdict comes from the recorded bytes, as `flotilla results tests` computes it.
     const auto mine = *store.test_results(candidate);
@@ -553,13 +629,14 @@ results::TrialRecord SuiteStage::verdict(results::Store& store, std::int64_t can
                  : results::diff_outcomes(store.test_suite(reference->suite), reference->outcomes,
                                           store.test_suite(mine.suite), mine.outcomes);
     }
+    const auto fallen = number_regressions(store, mine, reference, diff);
     const bool all_pass = m_s.require == results::TestGate::all_pass;
     const auto decide = [&](const results::GateNames& names) {
       return results::decide_gate(m_s.require, summary, all_pass ? nullptr : reference_summary ? &*reference_summary : nullptr,
                                   all_pass || !reference_summary ? nullptr : &diff, names);
     };
     results::GateVerdict gate = decide({});
-    if (!gate.passed) gate = decide(gate_names(store, mine, reference, diff));
+    if (!gate.passed) gate = decide(gate_names(store, mine, reference, diff, fallen));
     v.status = gate.passed ? results::TrialStatus::ok : results::TrialStatus::failed;
     v.reason = gate.reason;
     v.metrics = {{"tests", static_cast<double>(summary.total)},
@@ -570,6 +647,7 @@ results::TrialRecord SuiteStage::verdict(results::Store& store, std::int64_t can
                  {"tests_flaky", static_cast<double>(summary.flaky)},
                  {"tests_regressions", static_cast<double>(diff.regression_count())},
                  {"tests_fixes", static_cast<double>(diff.fixes.size())}};
+    if (!m_s.suite_no_drop.empty()) v.metrics.push_back({"tests_fewer_checks", static_cast<double>(fallen.size())});
   } catch (const suites::ReportError& e) {
     v.status = results::TrialStatus::failed;
     v.reason = e.what();

@@ -1,11 +1,12 @@
 // SuiteStage.h — the evaluate stage of a campaign whose shards report per-test outcomes
-// (evaluate.suite = gtest, files, junit or tap; docs/tests.md).
+// (evaluate.suite = gtest, ctest, files, per_file, junit or tap; docs/tests.md).
 //
 // Per evaluated candidate:
 //  1. its shard tasks run through the backend like any evaluate shard; each writes a report to
 //     RESULTS.tests/candidate-N/shard-K.aATTEMPT.EXT (gtest: GTEST_TOTAL_SHARDS / GTEST_SHARD_INDEX and
 //     --gtest_output; ctest: -I with the shard's test numbers and --output-junit; files: {files}
-//     names a list of this shard's files; junit/tap: {report});
+//     names a list of this shard's files; per_file: the shard is one flotilla-per-file task that
+//     runs the command once per file of that list; junit/tap: {report});
 //  2. a shard's trial is ok when its report is readable — failing tests are the gate's business,
 //     not the shard's — and failed, naming the report, when it is missing or malformed;
 //  3. once every shard is in: discovery (gtest: `COMMAND --gtest_list_tests`; ctest: `COMMAND
@@ -67,6 +68,10 @@ class SuiteStage {
   // After rendering: what gtest and ctest need beyond the user's command.
   void finish_shard_task(jobs::TaskSpec& spec, std::int64_t candidate, int shard, int attempt) const;
 
+  // Every task that comes back, however it ended (cancelled too): a per_file shard's temporary
+  // folders are removed, since a killed flotilla-per-file could not remove them itself.
+  void task_ended(std::uint64_t task_id, int attempt) const;
+
   // A shard's (or the re-run's) trial as the gate sees it (see 2. above); other trials unchanged.
   void judge(results::TrialRecord& trial);
 
@@ -87,6 +92,9 @@ class SuiteStage {
   std::filesystem::path candidate_dir(std::int64_t candidate) const;
   std::filesystem::path report_path(std::int64_t candidate, int index, int attempt) const;
   suites::SuiteKind report_format() const;
+  bool file_suite() const;
+  std::filesystem::path temporary_dir(std::int64_t candidate, int shard, int attempt) const;  // files or per_file: the shards get lists of files
+  void wrap_per_file_task(jobs::TaskSpec& spec, std::int64_t candidate, int shard, int attempt) const;
   std::vector<std::string> test_files();
   std::vector<std::string> candidate_files(std::int64_t candidate);
   std::vector<std::vector<std::string>> shard_files(std::int64_t candidate, int shard);
@@ -99,14 +107,17 @@ class SuiteStage {
   std::vector<suites::TestResult> report(std::int64_t candidate, int index, int attempt) const;
   results::GateNames gate_names(const results::Store& store, const results::CandidateTests& mine,
                                 const std::optional<results::CandidateTests>& reference,
-                                const results::TestDiff& diff) const;
+                                const results::TestDiff& diff, const std::map<std::int64_t, std::string>& fallen) const;
+  std::map<std::int64_t, std::string> number_regressions(const results::Store& store, const results::CandidateTests& mine,
+                                                         const std::optional<results::CandidateTests>& reference,
+                                                         results::TestDiff& diff) const;
 
   const Settings& m_s;
   std::vector<std::filesystem::path> m_path_prepend;
   std::function<Values(std::int64_t)> m_list_values;
   std::optional<std::vector<std::string>> m_files;                                   // the glob, once
   std::map<std::int64_t, std::vector<std::string>> m_discovered;        // until the candidate's verdict
-  std::map<std::pair<std::int64_t, int>, std::int64_t> m_shard_sizes;  // ctest: tests per (candidate, shard)
+  std::map<std::pair<std::int64_t, int>, std::int64_t> m_shard_sizes;  // ctest, per_file: tests per (candidate, shard)
   const results::Store* m_store = nullptr;
   std::optional<std::int64_t> m_reference;
   std::map<std::int64_t, std::string> m_discovery_error;  // ctest: candidates whose discovery failed

@@ -19,6 +19,8 @@
 #include "flotilla/jobs/Slurm.h"
 #include "flotilla/results/Stats.h"
 #include "flotilla/search/Strategy.h"
+#include "flotilla/suites/FilePatterns.h"
+#include "flotilla/suites/PerFile.h"
 
 namespace flotilla::scheduler {
 namespace {
@@ -177,14 +179,60 @@ std::vector<std::pair<std::string, std::string>> read_env(Reader& r, const Setti
   return env;
 }
 
+// suite = per_file: the command runs once per file ({file}); summary, pass_when, parallel and
+// no_drop, each checked now (the pattern compiled, the expression's names known) so a typo is a
+// config error naming its line, not a failure in every file.
+void read_per_file(Reader& r, Settings& s, bool uses_file) {
+  if (!uses_file) bad(*r.one("evaluate.command"), "evaluate.command", "must name the file it checks as {file} (suite = per_file)");
+  const auto setting_error = [](const suites::PatternError& e) {  // "evaluate.summary: WHAT" without its key
+    const std::string what = e.what();
+    return what.substr(what.find(": ") + 2);
+  };
+  std::optional<suites::SummaryPattern> summary;
+  if (auto* raw = r.one("evaluate.summary"); raw && !raw->value.empty()) {
+    try {
+      summary.emplace(raw->value);
+    } catch (const suites::PatternError& e) {
+      throw ConfigError(fmt::format("{}: [evaluate] summary: {}", raw->where, setting_error(e)));
+    }
+    s.suite_summary = raw->value;
+  }
+  if (auto* raw = r.one("evaluate.pass_when"); raw && !raw->value.empty()) {
+    if (!summary) bad(*raw, "evaluate.pass_when", "needs [evaluate] summary = PATTERN (its named groups are the variables)");
+    try {
+      suites::PassCondition(raw->value, summary->names());
+    } catch (const suites::PatternError& e) {
+      throw ConfigError(fmt::format("{}: [evaluate] pass_when: {}", raw->where, setting_error(e)));
+    }
+    s.suite_pass_when = raw->value;
+  }
+  s.suite_parallel = static_cast<int>(r.integer("evaluate.parallel", 0, 100'000));
+  if (auto* raw = r.one("evaluate.no_drop"); raw && !raw->value.empty()) {
+    if (s.require != results::TestGate::no_regression)
+      bad(*raw, "evaluate.no_drop", "needs [evaluate] require = no_regression (it compares with the baseline)");
+    for (const auto& name : suites::split_file_patterns(raw->value)) {  // names separated by blanks
+      if (!summary || std::find(summary->names().begin(), summary->names().end(), name) == summary->names().end())
+        bad(*raw, "evaluate.no_drop",
+            fmt::format("names '{}', which is no named group of [evaluate] summary{}", name,
+                        summary ? fmt::format(" (its groups: {})", fmt::join(summary->names(), ", ")) : ""));
+      s.suite_no_drop.push_back(name);
+    }
+  }
+  if (s.require == results::TestGate::no_regression && !s.baseline)
+    bad(*r.one("evaluate.require"), "evaluate.require", "needs [intent] baseline to compare against");
+}
+
 // [evaluate] suite, files, report, require, rerun_failures, and the placeholders each suite kind
 // gives its command: {report} where flotilla reads a report, {files} for a file suite.
 void read_suite(Reader& r, Settings& s) {
   auto* kind = r.one("evaluate.suite");
   auto parsed = suites::suite_kind_from_string(kind->value);
-  if (!parsed) bad(*kind, "evaluate.suite", "is not one of: exit, gtest, ctest, files, junit, tap");
+  if (!parsed) bad(*kind, "evaluate.suite", "is not one of: exit, gtest, ctest, files, per_file, junit, tap");
   s.suite = *parsed;
+  const bool per_file = s.suite == suites::SuiteKind::per_file;
+  const bool file_suite = s.suite == suites::SuiteKind::files || per_file;
   std::vector<std::string> placeholders{"candidate", "shard", "shards"};
+  if (per_file) placeholders.insert(placeholders.end(), {"file", "tmpdir"});
   if (s.suite == suites::SuiteKind::files || s.suite == suites::SuiteKind::junit || s.suite == suites::SuiteKind::tap)
     placeholders.push_back("report");
   if (s.suite == suites::SuiteKind::files) placeholders.push_back("files");
@@ -192,10 +240,10 @@ void read_suite(Reader& r, Settings& s) {
 
   auto* files = r.one("evaluate.files");  // nullptr when not given
   s.suite_files = files ? files->value : std::string();
-  if (s.suite == suites::SuiteKind::files && s.suite_files.empty())
-    bad(*kind, "evaluate.suite", "needs [evaluate] files = GLOB");
-  if (s.suite != suites::SuiteKind::files && files)
-    bad(*files, "evaluate.files", "is used only with suite = files");
+  if (file_suite && s.suite_files.empty()) bad(*kind, "evaluate.suite", "needs [evaluate] files = GLOB");
+  if (!file_suite && files) bad(*files, "evaluate.files", "is used only with suite = files or per_file");
+  for (const char* key : {"evaluate.summary", "evaluate.pass_when", "evaluate.no_drop"})
+    if (auto* raw = r.one(key); raw && !raw->value.empty() && !per_file) bad(*raw, key, "is used only with suite = per_file");
   auto* list = r.one("evaluate.list");
   s.suite_list = list ? list->value : std::string();
   const bool self_sharded = s.suite == suites::SuiteKind::junit || s.suite == suites::SuiteKind::tap;
@@ -225,6 +273,7 @@ void read_suite(Reader& r, Settings& s) {
     return std::find(used.begin(), used.end(), name) != used.end();
   };
   if (s.evaluate_command.empty()) bad(*kind, "evaluate.suite", "needs [evaluate] command");
+  if (per_file) return read_per_file(r, s, uses("file"));
   if (s.suite != suites::SuiteKind::gtest && s.suite != suites::SuiteKind::ctest && !uses("report"))
     bad(*r.one("evaluate.command"), "evaluate.command", "must write its report to {report} (evaluate.suite)");
   if (s.suite == suites::SuiteKind::files && !uses("files"))
@@ -521,6 +570,11 @@ std::string Settings::fingerprint() const {
          (confirm ? fmt::format("confirm.confidence = {}\nconfirm.min_effect = {}\nconfirm.max_pairs = {}\n",
                                 confirm_confidence, confirm_min_effect, confirm_max_pairs)
                   : std::string("confirm.enabled = false\n")) +
+         // per_file's own settings only for its campaigns, so other campaigns' files still resume.
+         (suite == suites::SuiteKind::per_file
+              ? fmt::format("evaluate.summary = {}\nevaluate.pass_when = {}\nevaluate.no_drop = {}\n", suite_summary,
+                            suite_pass_when, fmt::join(suite_no_drop, " "))
+              : std::string()) +
          (suite == suites::SuiteKind::exit
               ? std::string()
               : fmt::format("evaluate.suite = {}\nevaluate.files = {}\nevaluate.report = {}\nevaluate.require = {}\n"

@@ -328,7 +328,7 @@ TEST_F(SettingsTest, SuiteSettings) {
   EXPECT_EQ(error_of(kValid, {"--evaluate.suite=files"}),
             "command line: [evaluate] suite: 'files' needs [evaluate] files = GLOB");
   EXPECT_EQ(error_of(kValid, {"--evaluate.files=*.test"}),
-            "command line: [evaluate] files: '*.test' is used only with suite = files");
+            "command line: [evaluate] files: '*.test' is used only with suite = files or per_file");
   EXPECT_EQ(error_of(kValid, {"--evaluate.suite=tap"}),
             "command line: [evaluate] suite: 'tap' needs [evaluate] list = COMMAND (it prints the test names, one a "
             "line, so a test the shards leave out is caught), or list = none to accept the reports as complete");
@@ -345,6 +345,58 @@ TEST_F(SettingsTest, SuiteSettings) {
   EXPECT_EQ(error_of(kValid, {"--evaluate.command=check {report}"}),
             "command line: [evaluate] command: unknown placeholder {report} (known: candidate, shard, shards, "
             "tile_x, tile_y)");
+}
+
+// suite = per_file: {file} required, the summary pattern compiled and pass_when's names known at
+// load time, no_drop only over the summary's groups and with no_regression; each error names its line.
+TEST_F(SettingsTest, PerFileSuiteSettings) {
+  const auto f = std::string("flotilla_settings_test.ini");
+  const std::string per_file = replace(
+      replace(kValid, "command = verify --shard {shard} --shards {shards} --x {tile_x}",
+              "command = check --x {tile_x} --scratch {tmpdir} {file}"),
+      "shards = 4",
+      "shards = 4\nsuite = per_file\nfiles = corpus/*.test\nrequire = no_regression\n"
+      "summary = (?<errors>\\d+) errors out of (?<tests>\\d+) tests\npass_when = errors == 0\nno_drop = tests\n"
+      "parallel = 3");
+  const auto s = load_settings(write(per_file), {});
+  EXPECT_EQ(s.suite, flotilla::suites::SuiteKind::per_file);
+  EXPECT_EQ(s.suite_summary, "(?<errors>\\d+) errors out of (?<tests>\\d+) tests");
+  EXPECT_EQ(s.suite_pass_when, "errors == 0");
+  EXPECT_EQ(s.suite_no_drop, std::vector<std::string>{"tests"});
+  EXPECT_EQ(s.suite_parallel, 3);
+  EXPECT_NE(s.fingerprint().find("evaluate.summary = (?<errors>"), std::string::npos);
+  EXPECT_NE(s.fingerprint().find("evaluate.no_drop = tests\n"), std::string::npos);
+  EXPECT_EQ(error_of(per_file, {"--evaluate.command=check {tile_x}"}),
+            "command line: [evaluate] command: 'check {tile_x}' must name the file it checks as {file} (suite = "
+            "per_file)");
+  EXPECT_EQ(error_of(replace(per_file, "tests\npass_when", "tests)\npass_when")),
+            f + ":22: [evaluate] summary: '(?<errors>\\d+) errors out of (?<tests>\\d+) tests)': unmatched closing "
+                "parenthesis at offset 48");
+  EXPECT_EQ(error_of(per_file, {"--evaluate.pass_when=erors == 0"}),
+            "command line: [evaluate] pass_when: 'erors == 0': unknown name 'erors' (known: errors, tests, exit_code)");
+  EXPECT_EQ(error_of(per_file, {"--evaluate.no_drop=checks"}),
+            "command line: [evaluate] no_drop: 'checks' names 'checks', which is no named group of [evaluate] summary "
+            "(its groups: errors, tests)");
+  EXPECT_EQ(error_of(per_file, {"--evaluate.require=all_pass"}),
+            f + ":24: [evaluate] no_drop: 'tests' needs [evaluate] require = no_regression (it compares with the "
+                "baseline)");
+  const auto without = [&](std::string text, std::initializer_list<const char*> lines) {
+    for (const char* line : lines) text = replace(text, line, "");
+    return text;
+  };
+  EXPECT_EQ(error_of(without(per_file, {"summary = (?<errors>\\d+) errors out of (?<tests>\\d+) tests\n",
+                                        "no_drop = tests\n"})),
+            f + ":22: [evaluate] pass_when: 'errors == 0' needs [evaluate] summary = PATTERN (its named groups are the "
+                "variables)");
+  EXPECT_EQ(error_of(kValid, {"--evaluate.summary=(?<n>\\d+)"}),
+            "command line: [evaluate] summary: '(?<n>\\d+)' is used only with suite = per_file");
+  // Without summary, the exit code decides; parallel defaults to the shard's CPUs (0).
+  const auto plain = load_settings(
+      write(without(per_file, {"summary = (?<errors>\\d+) errors out of (?<tests>\\d+) tests\n",
+                               "pass_when = errors == 0\n", "no_drop = tests\n"})),
+      {"--evaluate.parallel=0"});
+  EXPECT_EQ(plain.suite_summary, "");
+  EXPECT_EQ(plain.suite_parallel, 0);
 }
 
 // The file's syntax (Ini.h): '#' starts a comment only after a blank and outside quotes, \# is

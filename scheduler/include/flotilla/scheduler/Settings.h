@@ -85,6 +85,13 @@ struct Settings {
   std::string suite_files;               // suite = files: the glob
   std::string suite_list;                // suite = junit or tap: the listing command, or "none"
   suites::SuiteKind suite_report = suites::SuiteKind::tap;   // suite = files: tap or junit
+  // suite = per_file (suites/PerFile.h): one checker process per file, `suite_parallel` at a time
+  // in a shard (0: the shard's CPUs), evaluate_timeout per file; judged by the exit code, or by
+  // the summary pattern's named groups and pass_when. no_drop: groups whose per-file number may
+  // not fall below the baseline's (no_regression).
+  std::string suite_summary, suite_pass_when;
+  int suite_parallel = 0;
+  std::vector<std::string> suite_no_drop;
   results::TestGate require = results::TestGate::all_pass;
   bool rerun_failures = true;
   std::filesystem::path tests_dir;       // reports and lists: RESULTS.tests
