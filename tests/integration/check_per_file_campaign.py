@@ -13,7 +13,7 @@ the checker run directly:
     one whose error count (256) wraps its exit code to 0 are each the right outcome with their
     reason, and a per-file {tmpdir} exists while its file runs and is gone after;
   - an interrupted campaign leaves no checker process (nor what it spawned) and no temporary
-    folder behind.
+    folder behind; so does flotilla-per-file itself on SIGTERM (exit 143).
 """
 import glob
 import os
@@ -222,6 +222,36 @@ def interrupted():
     no_leftovers(corpus, "interrupt")
 
 
+def helper_signal():
+    """flotilla-per-file on its own, stopped by SIGTERM mid-run: it kills its checkers' process
+    groups (with what they spawned), removes its temporary folders and exits 128 + 15."""
+    corpus = os.path.join(WORK, "slow_helper")
+    os.makedirs(corpus, exist_ok=True)
+    paths = []
+    for i in range(3):
+        paths.append(os.path.join(corpus, f"h{i}.test"))
+        with open(paths[-1], "w") as f:
+            f.write("check 1 1\nspawn 120\nsleep 120\n")
+    listing = os.path.join(WORK, "slow_helper.files")
+    with open(listing, "w") as f:
+        f.write("\n".join(paths) + "\n")
+    tmp = os.path.join(WORK, "helper-tmp")
+    report = os.path.join(WORK, "slow_helper.json")
+    p = subprocess.Popen([PER_FILE, "--files", listing, "--report", report, "--parallel", "3", "--timeout", "300000",
+                          "--tmp", tmp, "--summary", SUMMARY.pattern.replace("?P<", "?<"), "--pass-when", "errors == 0",
+                          "--", CHECKER, "--scratch", "{tmpdir}", "{file}"], cwd=WORK, env=ENV)
+    deadline = time.time() + 30
+    while time.time() < deadline and not (os.path.isdir(tmp) and len(os.listdir(tmp)) == 3):
+        time.sleep(0.1)
+    check(os.path.isdir(tmp) and len(os.listdir(tmp)) == 3, "helper: three {tmpdir} folders while its files run")
+    time.sleep(0.5)  # the checkers have spawned their children
+    p.send_signal(signal.SIGTERM)
+    check(p.wait(timeout=30) == 143, f"helper: exit {p.returncode} on SIGTERM, expected 143")
+    check(not os.path.exists(tmp), "helper: its --tmp folder is removed")
+    check(not os.path.exists(report), "helper: no report from a stopped run")
+    no_leftovers(corpus, "helper")
+
+
 def main():
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(os.path.join(WORK, "configs"))
@@ -230,6 +260,7 @@ def main():
     campaign()
     faults()
     interrupted()
+    helper_signal()
     print("per_file campaign checks passed")
 
 
