@@ -23,6 +23,7 @@
 #include "flotilla/scheduler/Planning.h"
 #include "flotilla/suites/FilePatterns.h"
 #include "flotilla/suites/PerFile.h"
+#include "flotilla/suites/Protocols.h"
 #include "flotilla/suites/Reports.h"
 
 extern char** environ;
@@ -130,21 +131,17 @@ fs::path SuiteStage::candidate_dir(std::int64_t candidate) const {
   return fs::absolute(m_s.tests_dir / fmt::format("candidate-{}", candidate));
 }
 
-// The format of a report: gtest's JSON, JUnit XML (ctest --output-junit too), TAP, or
-// flotilla-per-file's JSON.
-SuiteKind SuiteStage::report_format() const {
-  if (m_s.suite == SuiteKind::files) return m_s.suite_report;
-  if (m_s.suite == SuiteKind::per_file) return SuiteKind::per_file;
-  return m_s.suite == SuiteKind::ctest ? SuiteKind::junit : m_s.suite;
+// The format of a report, as the suite's protocol says (suites/Protocols.h): gtest's JSON, JUnit
+// XML (ctest --output-junit too), TAP, flotilla-per-file's JSON, or evaluate.report's choice.
+const suites::ReportFormat& SuiteStage::report_format() const {
+  const auto& protocol = suites::suite_protocol(m_s.suite);
+  return protocol.report_chosen ? suites::suite_protocol(m_s.suite_report).report : protocol.report;
 }
 
 // One report per attempt: a task made again (on resume, or when a job's results are taken from
 // its results file) never removes or overwrites the report another attempt wrote.
 fs::path SuiteStage::report_path(std::int64_t candidate, int index, int attempt) const {
-  const SuiteKind format = report_format();
-  const char* ext = format == SuiteKind::gtest || format == SuiteKind::per_file ? "json"
-                    : format == SuiteKind::junit                                ? "xml"
-                                                                                : "tap";
+  const std::string_view ext = report_format().extension;
   if (index == rerun_index()) return candidate_dir(candidate) / fmt::format("rerun.a{}.{}", attempt, ext);
   return candidate_dir(candidate) / fmt::format("shard-{}.a{}.{}", index, attempt, ext);
 }
@@ -268,7 +265,7 @@ void SuiteStage::task_ended(std::uint64_t task_id, int attempt) const {
   fs::remove_all(temporary_dir(key.candidate, key.index, attempt), ignored);
 }
 
-bool SuiteStage::file_suite() const { return m_s.suite == SuiteKind::files || m_s.suite == SuiteKind::per_file; }
+bool SuiteStage::file_suite() const { return suites::suite_protocol(m_s.suite).file_list; }
 
 void SuiteStage::prepare() {
   if (file_suite()) (void)test_files();  // a glob that matches nothing is an error now
@@ -360,12 +357,7 @@ void SuiteStage::finish_shard_task(jobs::TaskSpec& spec, std::int64_t candidate,
 std::vector<suites::TestResult> SuiteStage::report(std::int64_t candidate, int index, int attempt) const {
   const fs::path path = report_path(candidate, index, attempt);
   const std::string text = read_text(path);
-  switch (report_format()) {
-    case SuiteKind::gtest: return suites::parse_gtest_json(text, path.string());
-    case SuiteKind::junit: return suites::parse_junit_xml(text, path.string());
-    case SuiteKind::per_file: return suites::parse_per_file_report(text, path.string());
-    default: return suites::parse_tap(text, path.string());
-  }
+  return report_format().parse(text, path.string());
 }
 
 void SuiteStage::judge(results::TrialRecord& trial) {
@@ -445,7 +437,7 @@ std::vector<std::int32_t> SuiteStage::ctest_assignment(std::int64_t candidate, c
 
 std::optional<std::vector<std::string>> SuiteStage::discovery(std::int64_t candidate,
                                                              const std::vector<std::string>& argv) {
-  const bool listed = (m_s.suite == SuiteKind::junit || m_s.suite == SuiteKind::tap) && m_s.suite_list != "none" &&
+  const bool listed = suites::suite_protocol(m_s.suite).self_sharded && m_s.suite_list != "none" &&
                       !m_s.suite_list.empty();
   if (m_s.suite != SuiteKind::gtest && m_s.suite != SuiteKind::ctest && !listed) return std::nullopt;
   if (auto known = m_discovered.find(candidate); known != m_discovered.end()) return known->second;

@@ -35,6 +35,7 @@
 #include "flotilla/results/Store.h"
 #include "flotilla/scheduler/Settings.h"
 #include "flotilla/suites/Assemble.h"
+#include "flotilla/suites/Protocols.h"
 
 namespace flotilla::scheduler {
 
@@ -91,7 +92,7 @@ class SuiteStage {
  private:
   std::filesystem::path candidate_dir(std::int64_t candidate) const;
   std::filesystem::path report_path(std::int64_t candidate, int index, int attempt) const;
-  suites::SuiteKind report_format() const;
+  const suites::ReportFormat& report_format() const;
   bool file_suite() const;
   std::filesystem::path temporary_dir(std::int64_t candidate, int shard, int attempt) const;  // files or per_file: the shards get lists of files
   void wrap_per_file_task(jobs::TaskSpec& spec, std::int64_t candidate, int shard, int attempt) const;

@@ -21,6 +21,7 @@
 #include "flotilla/search/Strategy.h"
 #include "flotilla/suites/FilePatterns.h"
 #include "flotilla/suites/PerFile.h"
+#include "flotilla/suites/Protocols.h"
 
 namespace flotilla::scheduler {
 namespace {
@@ -182,8 +183,7 @@ std::vector<std::pair<std::string, std::string>> read_env(Reader& r, const Setti
 // suite = per_file: the command runs once per file ({file}); summary, pass_when, parallel and
 // no_drop, each checked now (the pattern compiled, the expression's names known) so a typo is a
 // config error naming its line, not a failure in every file.
-void read_per_file(Reader& r, Settings& s, bool uses_file) {
-  if (!uses_file) bad(*r.one("evaluate.command"), "evaluate.command", "must name the file it checks as {file} (suite = per_file)");
+void read_per_file(Reader& r, Settings& s) {
   const auto setting_error = [](const suites::PatternError& e) {  // "evaluate.summary: WHAT" without its key
     const std::string what = e.what();
     return what.substr(what.find(": ") + 2);
@@ -222,20 +222,17 @@ void read_per_file(Reader& r, Settings& s, bool uses_file) {
     bad(*r.one("evaluate.require"), "evaluate.require", "needs [intent] baseline to compare against");
 }
 
-// [evaluate] suite, files, report, require, rerun_failures, and the placeholders each suite kind
-// gives its command: {report} where flotilla reads a report, {files} for a file suite.
+// [evaluate] suite, files, report, require, rerun_failures, and the placeholders each suite
+// protocol gives its command and requires of it (suites/Protocols.h).
 void read_suite(Reader& r, Settings& s) {
   auto* kind = r.one("evaluate.suite");
-  auto parsed = suites::suite_kind_from_string(kind->value);
-  if (!parsed) bad(*kind, "evaluate.suite", "is not one of: exit, gtest, ctest, files, per_file, junit, tap");
-  s.suite = *parsed;
+  const auto* protocol = suites::find_suite_protocol(kind->value);
+  if (!protocol) bad(*kind, "evaluate.suite", "is not one of: " + suites::suite_protocol_names());
+  s.suite = protocol->kind;
   const bool per_file = s.suite == suites::SuiteKind::per_file;
-  const bool file_suite = s.suite == suites::SuiteKind::files || per_file;
+  const bool file_suite = protocol->file_list;
   std::vector<std::string> placeholders{"candidate", "shard", "shards"};
-  if (per_file) placeholders.insert(placeholders.end(), {"file", "tmpdir"});
-  if (s.suite == suites::SuiteKind::files || s.suite == suites::SuiteKind::junit || s.suite == suites::SuiteKind::tap)
-    placeholders.push_back("report");
-  if (s.suite == suites::SuiteKind::files) placeholders.push_back("files");
+  placeholders.insert(placeholders.end(), protocol->placeholders.begin(), protocol->placeholders.end());
   check_command(r, s, "evaluate.command", placeholders);
 
   auto* files = r.one("evaluate.files");  // nullptr when not given
@@ -246,7 +243,7 @@ void read_suite(Reader& r, Settings& s) {
     if (auto* raw = r.one(key); raw && !raw->value.empty() && !per_file) bad(*raw, key, "is used only with suite = per_file");
   auto* list = r.one("evaluate.list");
   s.suite_list = list ? list->value : std::string();
-  const bool self_sharded = s.suite == suites::SuiteKind::junit || s.suite == suites::SuiteKind::tap;
+  const bool self_sharded = protocol->self_sharded;
   if (list && !self_sharded) bad(*list, "evaluate.list", "is used only with suite = junit or tap");
   if (self_sharded && s.suite_list.empty())
     bad(*kind, "evaluate.suite",
@@ -268,18 +265,16 @@ void read_suite(Reader& r, Settings& s) {
   s.rerun_failures = rerun->value == "true";
 
   if (s.suite == suites::SuiteKind::exit) return;
-  const auto uses = [&](const char* name) {
+  const auto uses = [&](std::string_view name) {
     const auto used = jobs::placeholders(s.evaluate_command);
     return std::find(used.begin(), used.end(), name) != used.end();
   };
   if (s.evaluate_command.empty()) bad(*kind, "evaluate.suite", "needs [evaluate] command");
-  if (per_file) return read_per_file(r, s, uses("file"));
-  if (s.suite != suites::SuiteKind::gtest && s.suite != suites::SuiteKind::ctest && !uses("report"))
-    bad(*r.one("evaluate.command"), "evaluate.command", "must write its report to {report} (evaluate.suite)");
-  if (s.suite == suites::SuiteKind::files && !uses("files"))
-    bad(*r.one("evaluate.command"), "evaluate.command", "must read its list of test files from {files}");
+  for (const auto& required : protocol->required)
+    if (!uses(required.name)) bad(*r.one("evaluate.command"), "evaluate.command", required.why);
+  if (per_file) return read_per_file(r, s);
   // Without {shard}, every shard of a junit/tap command would run the same tests.
-  if ((s.suite == suites::SuiteKind::junit || s.suite == suites::SuiteKind::tap) && s.shards > 1 && !uses("shard"))
+  if (self_sharded && s.shards > 1 && !uses("shard"))
     bad(*r.one("evaluate.command"), "evaluate.command", "must select its tests by {shard} of {shards} (shards > 1)");
   if (s.require == results::TestGate::no_regression && !s.baseline)
     bad(*require, "evaluate.require", "needs [intent] baseline to compare against");

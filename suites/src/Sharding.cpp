@@ -1,9 +1,8 @@
 // Sharding.cpp — deterministic shard assignment (LPT with recorded durations, round-robin
-// without) and the suite kinds' names.
+// without).
 #include <flotilla/suites/Sharding.h>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <numeric>
 #include <queue>
@@ -13,20 +12,11 @@ namespace flotilla::suites {
 
 namespace {
 
-constexpr std::array<std::string_view, 7> kKindNames = {"exit", "gtest", "ctest", "files", "junit", "tap", "per_file"};
-
 bool known(double seconds) { return std::isfinite(seconds) && seconds >= 0; }
 
 }  // namespace
 
-std::string_view to_string(SuiteKind kind) { return kKindNames[static_cast<std::size_t>(kind)]; }
-
-std::optional<SuiteKind> suite_kind_from_string(std::string_view text) {
-  for (std::size_t i = 0; i < kKindNames.size(); ++i) {
-    if (kKindNames[i] == text) return static_cast<SuiteKind>(i);
-  }
-  return std::nullopt;
-}
+// to_string and suite_kind_from_string: the protocols' registry (Protocols.cpp).
 
 std::vector<std::int32_t> assign_shards(std::span<const double> seconds, std::size_t tests, int shards) {
   if (shards < 1) throw std::invalid_argument("assign_shards: shards must be at least 1");

@@ -1,7 +1,9 @@
 // The per-file checker protocol (suites/PerFile.h) on recorded output: summary patterns with
 // named groups, pass_when, the verdict on one file (exit codes that wrap, a missing summary, a
-// timeout, a signal), the report's round trip and its exact error messages.
+// timeout, a signal), the report's round trip and its exact error messages; and the registry of
+// suite protocols.
 #include <flotilla/suites/PerFile.h>
+#include <flotilla/suites/Protocols.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -159,4 +161,24 @@ TEST(PerFileReport, BadReportsNameTheFileAndTheField) {
 TEST(PerFileCommand, FileIsReplacedInEveryWordAndNothingElseChanges) {
   EXPECT_EQ(checker_argv({"check", "--db={file}.db", "{file}", "{shard}"}, "/c/a b.test"),
             (std::vector<std::string>{"check", "--db=/c/a b.test.db", "/c/a b.test", "{shard}"}));
+}
+
+// The registry (Protocols.h): every kind has one row, found by its name; what the config check
+// and the evaluate stage ask of it.
+TEST(SuiteProtocols, EveryKindIsRegisteredOnceByName) {
+  EXPECT_EQ(suite_protocol_names(), "exit, gtest, ctest, files, per_file, junit, tap");
+  for (const auto& p : suite_protocols()) {
+    EXPECT_EQ(find_suite_protocol(p.name), &suite_protocol(p.kind)) << p.name;
+    EXPECT_EQ(to_string(p.kind), p.name);
+    EXPECT_EQ(p.kind == SuiteKind::exit || p.report_chosen, p.report.parse == nullptr) << p.name;
+  }
+  EXPECT_EQ(find_suite_protocol("lit"), nullptr);
+  const auto& per_file = suite_protocol(SuiteKind::per_file);
+  EXPECT_TRUE(per_file.file_list);
+  EXPECT_EQ(per_file.report.extension, "json");
+  ASSERT_EQ(per_file.required.size(), 1u);
+  EXPECT_EQ(per_file.required[0].name, "file");
+  EXPECT_EQ(per_file.report.parse("{\"per_file\": []}", "r.json").size(), 0u);
+  EXPECT_TRUE(suite_protocol(SuiteKind::files).report_chosen);
+  EXPECT_TRUE(suite_protocol(SuiteKind::tap).self_sharded);
 }

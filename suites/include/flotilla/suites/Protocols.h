@@ -1,0 +1,49 @@
+// Protocols.h — the suite kinds (evaluate.suite) as one small description each, registered by
+// name in one explicit list (docs/tests.md). A protocol says which placeholders a shard's
+// command gets and must use, whether the shards get lists of files, and which report the shards
+// write and how it is read; the config check (Validate.cpp) and the evaluate stage
+// (SuiteStage.cpp) ask it instead of branching on the kind. What is one kind's own behaviour
+// (gtest's and ctest's discovery, their re-run of failures, ctest's selection by number, the
+// listing of junit and tap) stays in SuiteStage, behind the flags here. Pure.
+#pragma once
+
+#include <flotilla/suites/Reports.h>
+#include <flotilla/suites/Sharding.h>
+
+#include <string_view>
+#include <vector>
+
+namespace flotilla::suites {
+
+// A report file's format: its file name extension and its parser (Reports.h, PerFile.h).
+struct ReportFormat {
+  std::string_view extension;
+  std::vector<TestResult> (*parse)(std::string_view text, std::string_view source) = nullptr;
+};
+
+// A placeholder the command must use, and the error's words when it does not.
+struct RequiredPlaceholder {
+  std::string_view name;
+  std::string_view why;  // "must write its report to {report} (evaluate.suite)"
+};
+
+struct SuiteProtocol {
+  SuiteKind kind = SuiteKind::exit;
+  std::string_view name;
+  std::vector<std::string_view> placeholders;  // beyond {candidate}, {shard} and {shards}
+  std::vector<RequiredPlaceholder> required;   // checked in this order
+  bool file_list = false;      // the shards get lists of evaluate.files (files, per_file)
+  bool self_sharded = false;   // the command selects its tests by {shard} (junit, tap: evaluate.list)
+  bool report_chosen = false;  // the report's format is evaluate.report's (files: tap or junit)
+  ReportFormat report;         // otherwise, the format its shards write (exit: none)
+};
+
+// The registry, in the order the kinds are listed to users: exit, gtest, ctest, files,
+// per_file, junit, tap.
+const std::vector<SuiteProtocol>& suite_protocols();
+const SuiteProtocol& suite_protocol(SuiteKind kind);
+const SuiteProtocol* find_suite_protocol(std::string_view name);
+// "exit, gtest, ctest, files, per_file, junit, tap", for messages.
+std::string suite_protocol_names();
+
+}  // namespace flotilla::suites
