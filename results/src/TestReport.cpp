@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <numeric>
@@ -73,6 +74,18 @@ std::string summary_line(const TestSummary& s) {
 
 }  // namespace
 
+// Per-test numbers summed per name, in the order the names first appear.
+static std::vector<std::pair<std::string, double>> number_totals(const CandidateTests& tests) {
+  std::vector<std::pair<std::string, double>> totals;
+  for (const auto& n : tests.numbers) {
+    if (std::isnan(n.value)) continue;  // a group that took no part adds nothing
+    auto it = std::find_if(totals.begin(), totals.end(), [&](const auto& total) { return total.first == n.name; });
+    if (it == totals.end()) totals.emplace_back(n.name, n.value);
+    else it->second += n.value;
+  }
+  return totals;
+}
+
 TestReport make_test_report(const TestSuite& suite, const CandidateTests& tests, const TestSuite* reference_suite,
                             const CandidateTests* reference, const TestReportLimits& limits) {
   TestReport report;
@@ -96,12 +109,23 @@ TestReport make_test_report(const TestSuite& suite, const CandidateTests& tests,
   }
   report.slowest = slowest_tests(suite, tests, limits.slowest);
   report.failures = failure_groups(suite, tests, limits);
+  report.number_totals = number_totals(tests);
+  if (reference != nullptr && reference_suite != nullptr) report.reference_number_totals = number_totals(*reference);
   return report;
 }
 
 std::string test_report_text(const TestReport& r) {
   std::string out = fmt::format("candidate  {}\ntests      {}\n", r.candidate, summary_line(r.summary));
   if (r.summary.flaky > 0) out += fmt::format("flaky      {} (failed, then passed on the re-run)\n", r.summary.flaky);
+  const auto joined = [](const std::vector<std::pair<std::string, double>>& totals) {
+    std::string text;
+    for (const auto& [name, value] : totals) text += fmt::format("{}{} {}", text.empty() ? "" : " · ", name, value);
+    return text;
+  };
+  if (!r.number_totals.empty()) {
+    out += fmt::format("numbers    {} (summed over the tests{})\n", joined(r.number_totals),
+                       r.reference_number_totals.empty() ? "" : "; reference: " + joined(r.reference_number_totals));
+  }
   if (r.reference) {
     out += fmt::format("reference  candidate {}: {}\n", *r.reference, summary_line(*r.reference_summary));
     out += fmt::format("versus     {} regressions, {} fixes, pass count {:+}", r.diff->regression_count(),
@@ -149,6 +173,14 @@ std::string test_report_json(const TestReport& r) {
   }
   j["slowest"] = nlohmann::json::array();
   for (const auto& t : r.slowest) j["slowest"].push_back({{"name", t.name}, {"seconds", t.seconds}});
+  if (!r.number_totals.empty()) {
+    j["numbers"] = nlohmann::json::object();
+    for (const auto& [name, value] : r.number_totals) j["numbers"][name] = value;
+  }
+  if (r.reference && !r.reference_number_totals.empty()) {
+    j["reference"]["numbers"] = nlohmann::json::object();
+    for (const auto& [name, value] : r.reference_number_totals) j["reference"]["numbers"][name] = value;
+  }
   j["failures"] = nlohmann::json::array();
   for (const auto& g : r.failures)
     j["failures"].push_back({{"message", g.message}, {"count", g.count}, {"examples", g.examples}});

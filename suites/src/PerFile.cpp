@@ -178,9 +178,14 @@ TestResult judge_file(std::string name, const FileRun& run, const SummaryPattern
   t.numbers = match->numbers;
   if (!match->error.empty()) return fail(TestOutcome::error, fmt::format("{}: {}", t.name, match->error)), t;
   const bool passed = pass_when ? pass_when->holds(match->numbers, run.exit_code) : run.exit_code == 0;
-  if (!passed)
-    fail(TestOutcome::fail, pass_when ? fmt::format("'{}' is false for: {}", pass_when->expression(), match->text)
-                                      : fmt::format("{}: {}", exit_text, match->text));
+  if (passed) return t;
+  // The summary, then the line the checker printed before it (usually the last failing check),
+  // not the summary a second time.
+  t.outcome = TestOutcome::fail;
+  t.message = pass_when ? fmt::format("'{}' is false for: {}", pass_when->expression(), match->text)
+                        : fmt::format("{}: {}", exit_text, match->text);
+  const std::string before = tail_lines(std::string_view(run.output).substr(0, run.output.rfind(match->text)), 1);
+  if (!before.empty()) t.message += "\n" + before;
   return t;
 }
 

@@ -141,6 +141,12 @@ def campaign():
         check(sorted(got) == files, f"candidate {candidate}: tests {sorted(got)}")
         for name in files:
             check(got[name][:2] == want[name], f"candidate {candidate} ({mode}) {name}: {got[name]} vs direct {want[name]}")
+    # `flotilla results tests` sums the numbers over the files, as the direct run does.
+    import json
+    totals = json.loads(run("results", "tests", results, "--candidate", "0", "--json").stdout)["numbers"]
+    direct_full = direct(files, "--mode", "full")
+    check(totals == {k: sum(d[1][k] for d in direct_full.values()) for k in ("errors", "tests", "skipped")},
+          f"results tests numbers: {totals}")
     check(recorded(results, 0)["configs/per_file/c.test"][2].startswith("'errors == 0' is false for: 1 errors out of 9"),
           "c.test's message says why")
     keys = trial_keys(results)

@@ -388,3 +388,19 @@ TEST(TestStore, NumbersRoundTripAndAFileFromBeforeThemReadsAndGainsThemOnAppend)
   ASSERT_EQ(back->numbers.size(), 1u);
   EXPECT_EQ(back->numbers[0].value, 14);
 }
+
+// Per-test numbers in `flotilla results tests`: summed per name in first-seen order, NaN skipped,
+// and shown only when the suite has them (the text of other suites is unchanged).
+TEST(TestReport, NumbersAreSummedPerNameWhenTheSuiteHasThem) {
+  const TestSuite suite = suite_of({"a.test", "b.test"});
+  CandidateTests tests{0, 0, {code(P), code(F)}, {}, {}};
+  tests.numbers = {{0, "errors", 0}, {0, "tests", 12}, {1, "errors", 3}, {1, "tests", 9}, {1, "skipped", std::nan("")}};
+  const auto report = make_test_report(suite, tests, nullptr, nullptr);
+  EXPECT_EQ(report.number_totals, (std::vector<std::pair<std::string, double>>{{"errors", 3}, {"tests", 21}}));
+  const std::string text = test_report_text(report);
+  EXPECT_NE(text.find("\nnumbers    errors 3 · tests 21 (summed over the tests)\n"), std::string::npos) << text;
+  EXPECT_NE(test_report_json(report).find("\"numbers\":{\"errors\":3.0,\"tests\":21.0}"), std::string::npos)
+      << test_report_json(report);
+  tests.numbers.clear();
+  EXPECT_EQ(test_report_text(make_test_report(suite, tests, nullptr, nullptr)).find("numbers"), std::string::npos);
+}

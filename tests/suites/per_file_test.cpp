@@ -84,8 +84,11 @@ TEST(PerFileJudge, TheSummaryDecidesEvenWhenTheExitCodeWrapped) {
   FileRun wrapped{.exit_code = 0, .seconds = 0.5, .output = "256 errors out of 300 tests in x.test - 0 skipped.\n"};
   auto t = judge_file("x.test", wrapped, &summary, &pass_when);
   EXPECT_EQ(t.outcome, TestOutcome::fail);
-  EXPECT_EQ(t.message, "'errors == 0' is false for: 256 errors out of 300 tests in x.test - 0 skipped\n"
-                       "256 errors out of 300 tests in x.test - 0 skipped.");
+  EXPECT_EQ(t.message, "'errors == 0' is false for: 256 errors out of 300 tests in x.test - 0 skipped");
+  // The line before the summary (the last failing check, usually) follows it.
+  wrapped.output = "x.test: check 7: 1 != 2\n" + wrapped.output;
+  EXPECT_EQ(judge_file("x.test", wrapped, &summary, &pass_when).message,
+            "'errors == 0' is false for: 256 errors out of 300 tests in x.test - 0 skipped\nx.test: check 7: 1 != 2");
   EXPECT_EQ(t.numbers, (Numbers{{"errors", 256}, {"tests", 300}, {"skipped", 0}}));
   EXPECT_EQ(t.seconds, 0.5);
   // Exit code 3, but the summary says 0 errors: pass_when decides.
@@ -97,7 +100,7 @@ TEST(PerFileJudge, TheSummaryDecidesEvenWhenTheExitCodeWrapped) {
   // Without pass_when, the summary's numbers are recorded and the exit code decides.
   t = judge_file("y.test", clean, &summary, nullptr);
   EXPECT_EQ(t.outcome, TestOutcome::fail);
-  EXPECT_EQ(t.message.substr(0, t.message.find('\n')), "exit code 3: 0 errors out of 12 tests in y.test - 2 skipped");
+  EXPECT_EQ(t.message, "exit code 3: 0 errors out of 12 tests in y.test - 2 skipped");
 }
 
 TEST(PerFileJudge, AMissingSummaryATimeoutAndASignalAreNamed) {

@@ -146,11 +146,16 @@ void kill_running_checkers() {
 // Waits for a stop signal (blocked in every thread, so only this one takes it), then leaves
 // nothing behind.
 fs::path g_tmp_root;  // --tmp, removed with everything in it on a signal
+// Held by whichever ends the process: the signal watcher (which never lets go) or main before it
+// writes the report. So a stopped run never writes a report of checkers it killed itself, and
+// exits 128 + the signal, however the race between them goes.
+std::mutex g_ending;
 
 void watch_signals(sigset_t signals) {
   int signal = 0;
   while (sigwait(&signals, &signal) != 0) {
   }
+  g_ending.lock();  // never unlocked: this thread ends the process
   kill_running_checkers();
   {
     std::lock_guard lock(g_temporary_mutex);
@@ -185,6 +190,7 @@ suites::FileRun run_checker(const Options& o, const std::string& file) {
   auto r = flotilla::jobs::run_subprocess(
       {.argv = std::move(argv), .timeout = o.timeout, .stdout_to = Output::capture, .stderr_to = Output::to_stdout});
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::lock_guard ending(g_ending);  // a signal that came first ends the process from its thread
   if (!tmpdir.empty()) remove_temporary_folder(tmpdir);
   suites::FileRun run{.exit_code = r.exit_code, .timed_out = r.timed_out, .seconds = seconds, .output = std::move(r.out),
                       .ended = r.describe(o.timeout)};

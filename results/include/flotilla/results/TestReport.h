@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace flotilla::results {
@@ -40,6 +41,10 @@ struct TestReport {
   std::vector<std::string> regressions, fixes, flaky;   // names, at most limits.names each
   std::vector<TimedTest> slowest;
   std::vector<FailureGroup> failures;                    // largest group first
+  // Per-test numbers (per_file suites), summed over the tests that have them, in the order the
+  // names first appear (e.g. errors, tests, skipped); empty when the suite reports none.
+  std::vector<std::pair<std::string, double>> number_totals;
+  std::vector<std::pair<std::string, double>> reference_number_totals;  // the same for the reference
 };
 
 // `reference` / `reference_suite` null: no comparison.
