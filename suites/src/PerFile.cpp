@@ -226,7 +226,8 @@ std::vector<TestResult> parse_per_file_report(std::string_view text, std::string
       return entry[key];
     };
     TestResult t;
-    t.name = field("name", [](const auto& v) { return v.is_string(); }).get<std::string>();
+    t.name = field("name", [](const auto& v) { return v.is_string() && !v.empty() && !v.template get<std::string>().empty(); })
+                 .get<std::string>();
     const auto outcome = field("outcome", [](const auto& v) { return v.is_string(); }).get<std::string>();
     const auto parsed = results::test_outcome_from_string(outcome);
     if (!parsed) throw ReportError(fmt::format("{}: outcome '{}' is not a test outcome", where, outcome));

@@ -185,3 +185,9 @@ TEST(SuiteProtocols, EveryKindIsRegisteredOnceByName) {
   EXPECT_TRUE(suite_protocol(SuiteKind::files).report_chosen);
   EXPECT_TRUE(suite_protocol(SuiteKind::tap).self_sharded);
 }
+
+TEST(PerFileReport, AnEmptyNameIsRefused) {
+  EXPECT_EQ(error_of<ReportError>(
+                [] { parse_per_file_report(R"({"per_file": [{"name": "", "outcome": "pass"}]})", "r.json"); }),
+            "r.json: per_file[0]: no 'name' field");
+}
