@@ -8,6 +8,8 @@
     campaign.test_outcomes  # one row per evaluate shard: the test outcomes recorded so far
     campaign.tests          # per-test outcomes, one row per (candidate, test), when the file records
                             # them (the /tests group, docs/tests.md); else None
+    campaign.test_numbers   # per-test numbers (per_file suites' summary groups), one row per
+                            # (candidate, test, name) with its value; None when there are none
     campaign.events         # the scheduler's journal
     campaign.confirmations  # one row per confirmation: verdict, ratio and its interval (schema 2)
     campaign.estimates      # each explored candidate's estimate as the scheduler recorded it (schema 2)
@@ -238,6 +240,35 @@ def _tests_frame(f):
     return pd.concat(frames, ignore_index=True)
 
 
+def _test_numbers_frame(f):
+    """/tests/numbers as one row per (candidate, test, name): value; None when the file has none
+    (suites that report no numbers, or a file from before them). As results/TestTables.cpp reads
+    them: only candidates with a /tests/runs row, and a candidate's last /tests/number_runs row."""
+    if "numbers" not in f["tests"]:
+        return None
+    locators = _read_table(f, "tests/number_runs")
+    runs = {int(r["candidate"]): r for r in _read_table(f, "tests/runs")}
+    last = {int(r["candidate"]): r for r in locators if int(r["candidate"]) in runs}
+    if not last:
+        return None
+    suites = _read_table(f, "tests/suites")
+    names_bytes, numbers = f["tests/names"], f["tests/numbers"]
+    names_bytes.refresh()
+    numbers.refresh()
+    rows = {"candidate": [], "test": [], "name": [], "value": []}
+    for candidate, locator in sorted(last.items()):
+        suite = suites[int(runs[candidate]["suite"])]
+        start, size = int(suite["names_start"]), int(suite["names_bytes"])
+        names = bytes(names_bytes[start:start + size]).decode("utf-8", "replace").split("\n")[:-1]
+        first = int(locator["numbers_start"])
+        for n in numbers[first:first + int(locator["numbers"])]:
+            rows["candidate"].append(candidate)
+            rows["test"].append(names[int(n["test"])])
+            rows["name"].append(_text(n["name"]))
+            rows["value"].append(float(n["value"]))
+    return pd.DataFrame(rows).astype({"candidate": np.int64, "value": np.float64})
+
+
 def _latest(trials, kind, limit=None):
     """Latest attempt of each (candidate, index) of one kind, for indices below limit (if any)."""
     of_kind = trials[trials["kind"] == kind]
@@ -342,6 +373,7 @@ class Campaign:
             # Per-test outcomes, in files whose evaluate stage records them (test suites sharded
             # at scale); None otherwise, and test_outcomes stays at shard granularity.
             self.tests = _tests_frame(f) if isinstance(f.get("tests"), h5py.Group) else None
+            self.test_numbers = _test_numbers_frame(f) if isinstance(f.get("tests"), h5py.Group) else None
         self.candidates = pd.DataFrame({
             "id": candidate_rows["id"].astype(np.int64),
             "round": candidate_rows["round"].astype(np.int64),

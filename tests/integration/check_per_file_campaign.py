@@ -155,6 +155,17 @@ def campaign():
           f"results tests numbers: {totals}")
     check(recorded(results, 0)["configs/per_file/c.test"][2].startswith("'errors == 0' is false for: 1 errors out of 9"),
           "c.test's message says why")
+    # The pandas reader reads the same numbers.
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(INI)), "..", "results", "python"))
+    import flotilla_results
+    frame = flotilla_results.read_campaign(results).test_numbers
+    for candidate in modes:
+        mine = frame[frame["candidate"] == candidate]
+        got = {}
+        for row in mine.itertuples():
+            got.setdefault(row.test, {})[row.name] = row.value
+        check(got == {name: numbers for name, (_, numbers, _) in recorded(results, candidate).items()},
+              f"reader: candidate {candidate}: {got}")
     keys = trial_keys(results)
     again = run("run", INI, f"--campaign.results={results}", "--no-live")
     check("resuming" in again.stderr, "the second run resumes")
