@@ -437,14 +437,13 @@ std::vector<std::int32_t> SuiteStage::ctest_assignment(std::int64_t candidate, c
 
 std::optional<std::vector<std::string>> SuiteStage::discovery(std::int64_t candidate,
                                                              const std::vector<std::string>& argv) {
-  const bool listed = suites::suite_protocol(m_s.suite).self_sharded && m_s.suite_list != "none" &&
-                      !m_s.suite_list.empty();
-  if (m_s.suite != SuiteKind::gtest && m_s.suite != SuiteKind::ctest && !listed) return std::nullopt;
+  const auto& protocol = suites::suite_protocol(m_s.suite);
+  const bool listed = protocol.self_sharded && m_s.suite_list != "none" && !m_s.suite_list.empty();
+  if (!protocol.discovery.parse && !listed) return std::nullopt;
   if (auto known = m_discovered.find(candidate); known != m_discovered.end()) return known->second;
-  const bool gtest = m_s.suite == SuiteKind::gtest;
   auto list_argv = argv;
   if (listed) list_argv = jobs::render_argv(m_s.suite_list, m_list_values(candidate));
-  else list_argv.push_back(gtest ? "--gtest_list_tests" : "--show-only=json-v1");
+  else list_argv.emplace_back(protocol.discovery.argument);
   const fs::path listing = candidate_dir(candidate) / "discovery.txt";
   if (!fs::exists(listing)) {  // once per candidate; a resumed campaign reads the recorded listing
     fs::create_directories(candidate_dir(candidate));
@@ -464,9 +463,8 @@ std::optional<std::vector<std::string>> SuiteStage::discovery(std::int64_t candi
     }
     fs::rename(out, listing);
   }
-  auto names = listed  ? parse_listing(read_text(listing), listing.string())
-               : gtest ? suites::parse_gtest_list(read_text(listing), listing.string())
-                       : suites::parse_ctest_list(read_text(listing), listing.string());
+  auto names = listed ? parse_listing(read_text(listing), listing.string())
+                      : protocol.discovery.parse(read_text(listing), listing.string());
   // Kept for the candidate's shards (ctest divides them by it), until its verdict.
   return m_discovered.insert_or_assign(candidate, std::move(names)).first->second;
 }
@@ -501,8 +499,8 @@ suites::Assembled SuiteStage::assemble(std::int64_t candidate, const std::vector
 
 std::optional<jobs::TaskSpec> SuiteStage::rerun_task(std::int64_t candidate, std::vector<std::string> argv,
                                                      const std::vector<results::TrialRecord>& trials, int attempt) {
-  const bool gtest = m_s.suite == SuiteKind::gtest;
-  if ((!gtest && m_s.suite != SuiteKind::ctest) || !m_s.rerun_failures) return std::nullopt;
+  const bool gtest = m_s.suite == SuiteKind::gtest;  // else ctest: how the failures are selected differs
+  if (!suites::suite_protocol(m_s.suite).reruns || !m_s.rerun_failures) return std::nullopt;
   if (latest_evaluations(candidate, trials).contains(rerun_index())) return std::nullopt;
   std::vector<std::int64_t> failures;
   try {

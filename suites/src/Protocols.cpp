@@ -21,9 +21,17 @@ std::vector<SuiteProtocol> make_registry() {
   return {
       {.kind = SuiteKind::exit, .name = "exit"},
       // flotilla adds GTEST_SHARD_INDEX and --gtest_output=json:REPORT itself.
-      {.kind = SuiteKind::gtest, .name = "gtest", .report = kGtestJson},
+      {.kind = SuiteKind::gtest,
+       .name = "gtest",
+       .report = kGtestJson,
+       .discovery = {"--gtest_list_tests", &parse_gtest_list},
+       .reruns = true},
       // flotilla adds -I with the shard's test numbers and --output-junit REPORT itself.
-      {.kind = SuiteKind::ctest, .name = "ctest", .report = kJunitXml},
+      {.kind = SuiteKind::ctest,
+       .name = "ctest",
+       .report = kJunitXml,
+       .discovery = {"--show-only=json-v1", &parse_ctest_list},
+       .reruns = true},
       {.kind = SuiteKind::files,
        .name = "files",
        .placeholders = {"report", "files"},

@@ -191,3 +191,13 @@ TEST(PerFileReport, AnEmptyNameIsRefused) {
                 [] { parse_per_file_report(R"({"per_file": [{"name": "", "outcome": "pass"}]})", "r.json"); }),
             "r.json: per_file[0]: no 'name' field");
 }
+
+TEST(SuiteProtocols, DiscoveryAndRerunsAreTheProtocolsToSay) {
+  const auto& gtest = suite_protocol(SuiteKind::gtest);
+  EXPECT_EQ(gtest.discovery.argument, "--gtest_list_tests");
+  EXPECT_EQ(gtest.discovery.parse("A.\n  b\n", "list.txt"), std::vector<std::string>{"A.b"});
+  EXPECT_EQ(suite_protocol(SuiteKind::ctest).discovery.argument, "--show-only=json-v1");
+  for (const auto& p : suite_protocols())
+    EXPECT_EQ(p.reruns, p.kind == SuiteKind::gtest || p.kind == SuiteKind::ctest) << p.name;
+  EXPECT_EQ(suite_protocol(SuiteKind::per_file).discovery.parse, nullptr);
+}

@@ -3,8 +3,8 @@
 // command gets and must use, whether the shards get lists of files, and which report the shards
 // write and how it is read; the config check (Validate.cpp) and the evaluate stage
 // (SuiteStage.cpp) ask it instead of branching on the kind. What is one kind's own behaviour
-// (gtest's and ctest's discovery, their re-run of failures, ctest's selection by number, the
-// listing of junit and tap) stays in SuiteStage, behind the flags here. Pure.
+// (how gtest and ctest select the tests of a shard or a re-run, the listing of junit and tap)
+// stays in SuiteStage, behind the flags here. Pure.
 #pragma once
 
 #include <flotilla/suites/Reports.h>
@@ -19,6 +19,13 @@ namespace flotilla::suites {
 struct ReportFormat {
   std::string_view extension;
   std::vector<TestResult> (*parse)(std::string_view text, std::string_view source) = nullptr;
+};
+
+// How a kind lists its tests before its shards run: the argument added to the evaluate command,
+// and the listing's parser (Reports.h).
+struct Discovery {
+  std::string_view argument;  // "--gtest_list_tests"
+  std::vector<std::string> (*parse)(std::string_view text, std::string_view source) = nullptr;
 };
 
 // A placeholder the command must use, and the error's words when it does not.
@@ -36,6 +43,8 @@ struct SuiteProtocol {
   bool self_sharded = false;   // the command selects its tests by {shard} (junit, tap: evaluate.list)
   bool report_chosen = false;  // the report's format is evaluate.report's (files: tap or junit)
   ReportFormat report;         // otherwise, the format its shards write (exit: none)
+  Discovery discovery;         // gtest, ctest (parse == nullptr: none; junit and tap use evaluate.list)
+  bool reruns = false;         // its failures can be selected and run once more (gtest, ctest)
 };
 
 // The registry, in the order the kinds are listed to users: exit, gtest, ctest, files,
