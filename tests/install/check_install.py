@@ -40,7 +40,7 @@ run(cmake, "--install", build, "--prefix", prefix)
 flotilla = os.path.join(prefix, "bin", "flotilla")
 
 # Programs.
-for program in ("flotilla", "flotilla-worker", "flotilla-kernel", "flotilla-pairs"):
+for program in ("flotilla", "flotilla-worker", "flotilla-kernel", "flotilla-pairs", "flotilla-per-file"):
     path = os.path.join(prefix, "bin", program)
     expect(os.access(path, os.X_OK), f"bin/{program} installed")
 usage = run(flotilla, "--help").stdout
