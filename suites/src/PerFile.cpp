@@ -53,7 +53,8 @@ struct SummaryPattern::Compiled {
   std::vector<std::uint32_t> groups;  // the group number of each name
 };
 
-SummaryPattern::SummaryPattern(std::string_view pattern) : m_pattern(pattern), m_compiled(std::make_unique<Compiled>()) {
+SummaryPattern::SummaryPattern(std::string_view pattern)
+    : m_pattern(pattern), m_compiled(std::make_unique<Compiled>()) {
   int error = 0;
   PCRE2_SIZE offset = 0;
   m_compiled->code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(), PCRE2_MULTILINE,
@@ -82,9 +83,10 @@ SummaryPattern::SummaryPattern(std::string_view pattern) : m_pattern(pattern), m
     m_names.push_back(std::move(name));
   }
   if (m_names.empty())
-    throw PatternError(fmt::format("evaluate.summary: '{}' has no named group such as (?<errors>\\d+): the groups "
-                                   "are the numbers it records",
-                                   pattern));
+    throw PatternError(
+        fmt::format("evaluate.summary: '{}' has no named group such as (?<errors>\\d+): the groups "
+                    "are the numbers it records",
+                    pattern));
 }
 
 SummaryPattern::~SummaryPattern() = default;
@@ -102,7 +104,8 @@ std::optional<SummaryPattern::Match> SummaryPattern::last_match(std::string_view
     if (rc < 0) {  // a resource limit: say so rather than pretend there was no summary
       PCRE2_UCHAR message[256];
       pcre2_get_error_message(rc, message, sizeof message);
-      return Match{.error = fmt::format("evaluate.summary: matching failed: {}", reinterpret_cast<const char*>(message))};
+      return Match{.error =
+                       fmt::format("evaluate.summary: matching failed: {}", reinterpret_cast<const char*>(message))};
     }
     const PCRE2_SIZE* ovector = pcre2_get_ovector_pointer(data.get());
     Match match{.text = std::string(output.substr(ovector[0], ovector[1] - ovector[0]))};
@@ -111,7 +114,8 @@ std::optional<SummaryPattern::Match> SummaryPattern::last_match(std::string_view
       double value = kNaN;  // the group took no part in the match
       if (group < static_cast<std::uint32_t>(rc) && ovector[2 * group] != PCRE2_UNSET) {
         const auto text = output.substr(ovector[2 * group], ovector[2 * group + 1] - ovector[2 * group]);
-        if (auto number = to_number(text)) value = *number;
+        if (auto number = to_number(text))
+          value = *number;
         else if (match.error.empty())
           match.error = fmt::format("summary group '{}' matched '{}', which is not a number", m_names[i], text);
       }
@@ -173,8 +177,10 @@ TestResult judge_file(std::string name, const FileRun& run, const SummaryPattern
     return t;
   }
   const auto match = summary->last_match(run.output);
-  if (!match) return fail(TestOutcome::error, fmt::format("{}: no summary line matches '{}' ({})", t.name,
-                                                          summary->pattern(), exit_text)), t;
+  if (!match)
+    return fail(TestOutcome::error,
+                fmt::format("{}: no summary line matches '{}' ({})", t.name, summary->pattern(), exit_text)),
+           t;
   t.numbers = match->numbers;
   if (!match->error.empty()) return fail(TestOutcome::error, fmt::format("{}: {}", t.name, match->error)), t;
   const bool passed = pass_when ? pass_when->holds(match->numbers, run.exit_code) : run.exit_code == 0;
@@ -193,7 +199,8 @@ std::string write_per_file_report(const std::vector<TestResult>& tests) {
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const auto& t : tests) {
     nlohmann::ordered_json numbers = nlohmann::ordered_json::object();
-    for (const auto& [name, value] : t.numbers) numbers[name] = std::isfinite(value) ? nlohmann::ordered_json(value) : nullptr;
+    for (const auto& [name, value] : t.numbers)
+      numbers[name] = std::isfinite(value) ? nlohmann::ordered_json(value) : nullptr;
     list.push_back({{"name", t.name},
                     {"outcome", results::to_string(t.outcome)},
                     {"seconds", t.seconds},
@@ -226,8 +233,9 @@ std::vector<TestResult> parse_per_file_report(std::string_view text, std::string
       return entry[key];
     };
     TestResult t;
-    t.name = field("name", [](const auto& v) { return v.is_string() && !v.empty() && !v.template get<std::string>().empty(); })
-                 .get<std::string>();
+    t.name = field("name", [](const auto& v) {
+               return v.is_string() && !v.empty() && !v.template get<std::string>().empty();
+             }).get<std::string>();
     const auto outcome = field("outcome", [](const auto& v) { return v.is_string(); }).get<std::string>();
     const auto parsed = results::test_outcome_from_string(outcome);
     if (!parsed) throw ReportError(fmt::format("{}: outcome '{}' is not a test outcome", where, outcome));

@@ -72,8 +72,9 @@ TEST(PerFilePassWhen, OverTheGroupsAndTheExitCode) {
   EXPECT_FALSE(PassCondition("errors < 1", {"errors"}).holds({{"errors", std::nan("")}}, 0));
   EXPECT_EQ(error_of<PatternError>([&] { PassCondition("errrors == 0", summary.names()); }),
             "evaluate.pass_when: 'errrors == 0': unknown name 'errrors' (known: errors, tests, skipped, exit_code)");
-  EXPECT_EQ(error_of<PatternError>([&] { PassCondition("errors ==", summary.names()); }).rfind(
-                "evaluate.pass_when: 'errors ==': ", 0),
+  EXPECT_EQ(error_of<PatternError>([&] {
+              PassCondition("errors ==", summary.names());
+            }).rfind("evaluate.pass_when: 'errors ==': ", 0),
             0u);
 }
 
@@ -106,7 +107,8 @@ TEST(PerFileJudge, TheSummaryDecidesEvenWhenTheExitCodeWrapped) {
 TEST(PerFileJudge, AMissingSummaryATimeoutAndASignalAreNamed) {
   const SummaryPattern summary(kSqllogic);
   const PassCondition pass_when("errors == 0", summary.names());
-  auto t = judge_file("dir/z.test", {.exit_code = 0, .output = "Segmentation fault? no: just nothing\n"}, &summary, &pass_when);
+  auto t = judge_file("dir/z.test", {.exit_code = 0, .output = "Segmentation fault? no: just nothing\n"}, &summary,
+                      &pass_when);
   EXPECT_EQ(t.outcome, TestOutcome::error);
   EXPECT_EQ(t.message.substr(0, t.message.find('\n')),
             std::string("dir/z.test: no summary line matches '") + kSqllogic + "' (exit code 0)");
@@ -114,7 +116,9 @@ TEST(PerFileJudge, AMissingSummaryATimeoutAndASignalAreNamed) {
   EXPECT_EQ(t.outcome, TestOutcome::timeout);
   EXPECT_EQ(t.message, "timed out after 2s");
   t = judge_file("z.test",
-                 {.exit_code = 137, .signal = 9, .output = "0 errors out of 1 tests in z.test - 0 skipped.\n",
+                 {.exit_code = 137,
+                  .signal = 9,
+                  .output = "0 errors out of 1 tests in z.test - 0 skipped.\n",
                   .ended = "killed by signal 9 (SIGKILL)"},
                  &summary, &pass_when);
   EXPECT_EQ(t.outcome, TestOutcome::error) << "a summary printed before the crash does not make it a pass";
@@ -128,10 +132,15 @@ TEST(PerFileJudge, AMissingSummaryATimeoutAndASignalAreNamed) {
 
 TEST(PerFileReport, RoundTripKeepsOutcomesMessagesAndNumbersInOrder) {
   std::vector<TestResult> tests = {
-      {.name = "corpus/a.test", .outcome = TestOutcome::pass, .seconds = 0.25,
+      {.name = "corpus/a.test",
+       .outcome = TestOutcome::pass,
+       .seconds = 0.25,
        .numbers = {{"tests", 12}, {"errors", 0}}},
-      {.name = "corpus/b \"quoted\".test", .outcome = TestOutcome::fail, .seconds = 1.5,
-       .message = "'errors == 0' is false\n\xff bad byte", .numbers = {{"tests", 3}, {"errors", std::nan("")}}},
+      {.name = "corpus/b \"quoted\".test",
+       .outcome = TestOutcome::fail,
+       .seconds = 1.5,
+       .message = "'errors == 0' is false\n\xff bad byte",
+       .numbers = {{"tests", 3}, {"errors", std::nan("")}}},
       {.name = "corpus/c.test", .outcome = TestOutcome::timeout, .message = "timed out after 1s"}};
   const auto back = parse_per_file_report(write_per_file_report(tests), "r.json");
   ASSERT_EQ(back.size(), 3u);
@@ -154,11 +163,13 @@ TEST(PerFileReport, BadReportsNameTheFileAndTheField) {
                 [] { parse_per_file_report("{\"per_file\": [{\"name\": \"a\", \"outcome\": \"fine\"}]}", "r.json"); }),
             "r.json: per_file[0]: outcome 'fine' is not a test outcome");
   EXPECT_EQ(error_of<ReportError>([] {
-              parse_per_file_report(R"({"per_file": [{"name": "a", "outcome": "pass", "numbers": {"n": "x"}}]})", "r.json");
+              parse_per_file_report(R"({"per_file": [{"name": "a", "outcome": "pass", "numbers": {"n": "x"}}]})",
+                                    "r.json");
             }),
             "r.json: per_file[0]: numbers.n is not a number");
   EXPECT_EQ(error_of<ReportError>([] { parse_per_file_report("{}", "r.json"); }), "r.json: no 'per_file' list");
-  EXPECT_EQ(error_of<ReportError>([] { parse_per_file_report("{\"per", "r.json"); }).rfind("r.json: not JSON: ", 0), 0u);
+  EXPECT_EQ(error_of<ReportError>([] { parse_per_file_report("{\"per", "r.json"); }).rfind("r.json: not JSON: ", 0),
+            0u);
 }
 
 TEST(PerFileCommand, FileIsReplacedInEveryWordAndNothingElseChanges) {

@@ -19,6 +19,7 @@
 // Nothing is left behind: on SIGTERM, SIGINT or SIGHUP every running checker's process group is
 // killed and the temporary folders are removed before it exits (128 + the signal); checkers
 // also die with it (PR_SET_PDEATHSIG) if it is killed outright.
+#include <fmt/format.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -41,8 +42,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "flotilla/jobs/Subprocess.h"
 #include "flotilla/suites/FilePatterns.h"
@@ -87,18 +86,28 @@ Options parse(int argc, char** argv) {
     const std::string_view flag = argv[i];
     if (i + 1 >= argc) usage(fmt::format("{} needs a value", flag));
     const char* value = argv[++i];
-    if (flag == "--files") o.files = value;
-    else if (flag == "--report") o.report = value;
-    else if (flag == "--relative-to") o.relative_to = value;
-    else if (flag == "--parallel") o.parallel = static_cast<int>(whole_number(flag, value));
-    else if (flag == "--timeout") o.timeout = std::chrono::milliseconds(whole_number(flag, value));
-    else if (flag == "--summary") o.summary = value;
-    else if (flag == "--pass-when") o.pass_when = value;
-    else if (flag == "--tmp") o.tmp = value;
-    else usage(fmt::format("unknown option '{}'", flag));
+    if (flag == "--files")
+      o.files = value;
+    else if (flag == "--report")
+      o.report = value;
+    else if (flag == "--relative-to")
+      o.relative_to = value;
+    else if (flag == "--parallel")
+      o.parallel = static_cast<int>(whole_number(flag, value));
+    else if (flag == "--timeout")
+      o.timeout = std::chrono::milliseconds(whole_number(flag, value));
+    else if (flag == "--summary")
+      o.summary = value;
+    else if (flag == "--pass-when")
+      o.pass_when = value;
+    else if (flag == "--tmp")
+      o.tmp = value;
+    else
+      usage(fmt::format("unknown option '{}'", flag));
   }
   for (++i; i < argc; ++i) o.checker.emplace_back(argv[i]);
-  if (o.files.empty() || o.report.empty() || o.checker.empty()) usage("--files, --report and the checker after -- are required");
+  if (o.files.empty() || o.report.empty() || o.checker.empty())
+    usage("--files, --report and the checker after -- are required");
   if (!o.pass_when.empty() && o.summary.empty()) usage("--pass-when needs --summary (its groups are its variables)");
   if (o.relative_to.empty()) o.relative_to = fs::current_path();
   return o;
@@ -118,7 +127,8 @@ fs::path make_temporary_folder(const fs::path& root) {
   const char* base = std::getenv("TMPDIR");
   std::string pattern =
       ((root.empty() ? fs::path(base && *base ? base : "/tmp") : root) / "flotilla-per-file.XXXXXX").string();
-  if (!::mkdtemp(pattern.data())) throw std::runtime_error(fmt::format("mkdtemp {}: {}", pattern, std::strerror(errno)));
+  if (!::mkdtemp(pattern.data()))
+    throw std::runtime_error(fmt::format("mkdtemp {}: {}", pattern, std::strerror(errno)));
   std::lock_guard lock(g_temporary_mutex);
   return *g_temporary.insert(pattern).first;
 }
@@ -192,10 +202,15 @@ suites::FileRun run_checker(const Options& o, const std::string& file) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::lock_guard ending(g_ending);  // a signal that came first ends the process from its thread
   if (!tmpdir.empty()) remove_temporary_folder(tmpdir);
-  suites::FileRun run{.exit_code = r.exit_code, .timed_out = r.timed_out, .seconds = seconds, .output = std::move(r.out),
+  suites::FileRun run{.exit_code = r.exit_code,
+                      .timed_out = r.timed_out,
+                      .seconds = seconds,
+                      .output = std::move(r.out),
                       .ended = r.describe(o.timeout)};
-  if (!r.started) run.signal = -1, run.ended = r.error;  // judged as an error, with the reason
-  else if (WIFSIGNALED(r.wait_status)) run.signal = WTERMSIG(r.wait_status);
+  if (!r.started)
+    run.signal = -1, run.ended = r.error;  // judged as an error, with the reason
+  else if (WIFSIGNALED(r.wait_status))
+    run.signal = WTERMSIG(r.wait_status);
   return run;
 }
 
@@ -225,7 +240,8 @@ int main(int argc, char** argv) {
   }
   std::ifstream list_in(o.files, std::ios::binary);
   if (!list_in) {
-    fmt::print(stderr, "flotilla-per-file: {}: cannot read the list of files: {}\n", o.files.string(), std::strerror(errno));
+    fmt::print(stderr, "flotilla-per-file: {}: cannot read the list of files: {}\n", o.files.string(),
+               std::strerror(errno));
     return kIoError;
   }
   const std::string list_text{std::istreambuf_iterator<char>(list_in), std::istreambuf_iterator<char>()};
@@ -276,7 +292,8 @@ int main(int argc, char** argv) {
   std::map<std::string_view, int> counts;
   for (const auto& r : results) ++counts[flotilla::results::to_string(r.outcome)];
   std::string tally;
-  for (const auto& [outcome, count] : counts) tally += fmt::format("{}{} {}", tally.empty() ? "" : ", ", count, outcome);
+  for (const auto& [outcome, count] : counts)
+    tally += fmt::format("{}{} {}", tally.empty() ? "" : ", ", count, outcome);
   fmt::print("flotilla-per-file: {} files in {:.3f} s, {} at a time: {}\n", files.size(), seconds, parallel, tally);
   return 0;
 }

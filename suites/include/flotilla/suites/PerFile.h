@@ -50,9 +50,9 @@ class SummaryPattern {
   const std::vector<std::string>& names() const { return m_names; }  // in the order of their groups
 
   struct Match {
-    std::string text;     // what matched (the summary line, usually)
-    Numbers numbers;      // one per name, in names() order
-    std::string error;    // non-empty: a group's text is not a number
+    std::string text;   // what matched (the summary line, usually)
+    Numbers numbers;    // one per name, in names() order
+    std::string error;  // non-empty: a group's text is not a number
   };
   // The last match in `output`, or nullopt when nothing matches.
   std::optional<Match> last_match(std::string_view output) const;
@@ -85,11 +85,11 @@ class PassCondition {
 // How one checker run ended, as the process runner saw it.
 struct FileRun {
   int exit_code = 0;
-  int signal = 0;          // non-zero: killed by this signal
+  int signal = 0;  // non-zero: killed by this signal
   bool timed_out = false;
   double seconds = -1;
-  std::string output;      // stdout and stderr together
-  std::string ended;       // the runner's words for it ("timed out after 5s", "killed by signal 9 (SIGKILL)")
+  std::string output;  // stdout and stderr together
+  std::string ended;   // the runner's words for it ("timed out after 5s", "killed by signal 9 (SIGKILL)")
 };
 
 TestResult judge_file(std::string name, const FileRun& run, const SummaryPattern* summary,

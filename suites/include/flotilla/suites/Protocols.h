@@ -39,12 +39,12 @@ struct SuiteProtocol {
   std::string_view name;
   std::vector<std::string_view> placeholders;  // beyond {candidate}, {shard} and {shards}
   std::vector<RequiredPlaceholder> required;   // checked in this order
-  bool file_list = false;      // the shards get lists of evaluate.files (files, per_file)
-  bool self_sharded = false;   // the command selects its tests by {shard} (junit, tap: evaluate.list)
-  bool report_chosen = false;  // the report's format is evaluate.report's (files: tap or junit)
-  ReportFormat report;         // otherwise, the format its shards write (exit: none)
-  Discovery discovery;         // gtest, ctest (parse == nullptr: none; junit and tap use evaluate.list)
-  bool reruns = false;         // its failures can be selected and run once more (gtest, ctest)
+  bool file_list = false;                      // the shards get lists of evaluate.files (files, per_file)
+  bool self_sharded = false;                   // the command selects its tests by {shard} (junit, tap: evaluate.list)
+  bool report_chosen = false;                  // the report's format is evaluate.report's (files: tap or junit)
+  ReportFormat report;                         // otherwise, the format its shards write (exit: none)
+  Discovery discovery;                         // gtest, ctest (parse == nullptr: none; junit and tap use evaluate.list)
+  bool reruns = false;                         // its failures can be selected and run once more (gtest, ctest)
 };
 
 // The registry, in the order the kinds are listed to users: exit, gtest, ctest, files,
