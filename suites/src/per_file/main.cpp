@@ -160,11 +160,13 @@ fs::path g_tmp_root;  // --tmp, removed with everything in it on a signal
 // writes the report. So a stopped run never writes a report of checkers it killed itself, and
 // exits 128 + the signal, however the race between them goes.
 std::mutex g_ending;
+std::atomic<bool> g_stopping{false};  // set first on a signal: no worker starts another checker
 
 void watch_signals(sigset_t signals) {
   int signal = 0;
   while (sigwait(&signals, &signal) != 0) {
   }
+  g_stopping = true;
   g_ending.lock();  // never unlocked: this thread ends the process
   kill_running_checkers();
   {
@@ -268,7 +270,7 @@ int main(int argc, char** argv) {
   std::atomic<std::size_t> next{0};
   std::mutex judge_mutex;  // PassCondition evaluates through one parser
   const auto work = [&] {
-    for (std::size_t i; (i = next++) < files.size();) {
+    for (std::size_t i; !g_stopping && (i = next++) < files.size();) {
       auto run = run_checker(o, files[i]);
       std::lock_guard lock(judge_mutex);
       results[i] = suites::judge_file(test_name(files[i], o.relative_to), run, summary ? &*summary : nullptr,
