@@ -239,8 +239,9 @@ void read_suite(Reader& r, Settings& s) {
   s.suite_files = files ? files->value : std::string();
   if (file_suite && s.suite_files.empty()) bad(*kind, "evaluate.suite", "needs [evaluate] files = GLOB");
   if (!file_suite && files) bad(*files, "evaluate.files", "is used only with suite = files or per_file");
-  for (const char* key : {"evaluate.summary", "evaluate.pass_when", "evaluate.no_drop"})
-    if (auto* raw = r.one(key); raw && !raw->value.empty() && !per_file) bad(*raw, key, "is used only with suite = per_file");
+  for (const char* key : {"evaluate.summary", "evaluate.pass_when", "evaluate.no_drop", "evaluate.parallel"})
+    if (auto* raw = r.one(key); raw && !raw->value.empty() && raw->where != "default" && !per_file)
+      bad(*raw, key, "is used only with suite = per_file");
   auto* list = r.one("evaluate.list");
   s.suite_list = list ? list->value : std::string();
   const bool self_sharded = protocol->self_sharded;

@@ -390,6 +390,8 @@ TEST_F(SettingsTest, PerFileSuiteSettings) {
                 "variables)");
   EXPECT_EQ(error_of(kValid, {"--evaluate.summary=(?<n>\\d+)"}),
             "command line: [evaluate] summary: '(?<n>\\d+)' is used only with suite = per_file");
+  EXPECT_EQ(error_of(kValid, {"--evaluate.parallel=4"}),
+            "command line: [evaluate] parallel: '4' is used only with suite = per_file");
   // Without summary, the exit code decides; parallel defaults to the shard's CPUs (0).
   const auto plain = load_settings(
       write(without(per_file, {"summary = (?<errors>\\d+) errors out of (?<tests>\\d+) tests\n",
