@@ -265,6 +265,18 @@ void SuiteStage::task_ended(std::uint64_t task_id, int attempt) const {
   fs::remove_all(temporary_dir(key.candidate, key.index, attempt), ignored);
 }
 
+void SuiteStage::remove_stale_temporaries() const {
+  if (m_s.suite != SuiteKind::per_file || !fs::is_directory(m_s.tests_dir)) return;
+  std::error_code ec;
+  for (const auto& candidate : fs::directory_iterator(m_s.tests_dir, ec)) {
+    if (!candidate.is_directory() || !candidate.path().filename().string().starts_with("candidate-")) continue;
+    for (const auto& entry : fs::directory_iterator(candidate.path(), ec)) {
+      const std::string name = entry.path().filename().string();
+      if (entry.is_directory() && name.starts_with("shard-") && name.ends_with(".tmp")) fs::remove_all(entry.path(), ec);
+    }
+  }
+}
+
 bool SuiteStage::file_suite() const { return suites::suite_protocol(m_s.suite).file_list; }
 
 void SuiteStage::prepare() {

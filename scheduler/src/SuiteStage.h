@@ -72,6 +72,10 @@ class SuiteStage {
   // Every task that comes back, however it ended (cancelled too): a per_file shard's temporary
   // folders are removed, since a killed flotilla-per-file could not remove them itself.
   void task_ended(std::uint64_t task_id, int attempt) const;
+  // At the start of a run whose earlier tasks cannot still be running (they died with the
+  // scheduler that started them: local and mpi backends), the temporary folders of a
+  // flotilla-per-file that was killed with it, which nothing else removes.
+  void remove_stale_temporaries() const;
 
   // A shard's (or the re-run's) trial as the gate sees it (see 2. above); other trials unchanged.
   void judge(results::TrialRecord& trial);
