@@ -153,8 +153,6 @@ void kill_running_checkers() {
   }
 }
 
-// Waits for a stop signal (blocked in every thread, so only this one takes it), then leaves
-// nothing behind.
 fs::path g_tmp_root;  // --tmp, removed with everything in it on a signal
 // Held by whichever ends the process: the signal watcher (which never lets go) or main before it
 // writes the report. So a stopped run never writes a report of checkers it killed itself, and
@@ -162,6 +160,8 @@ fs::path g_tmp_root;  // --tmp, removed with everything in it on a signal
 std::mutex g_ending;
 std::atomic<bool> g_stopping{false};  // set first on a signal: no worker starts another checker
 
+// Waits for a stop signal (blocked in every thread, so only this one takes it), then leaves
+// nothing behind.
 void watch_signals(sigset_t signals) {
   int signal = 0;
   while (sigwait(&signals, &signal) != 0) {
@@ -192,7 +192,11 @@ suites::FileRun run_checker(const Options& o, const std::string& file) {
   auto argv = suites::checker_argv(o.checker, file);
   fs::path tmpdir;
   if (wants_tmpdir) {
-    tmpdir = make_temporary_folder(o.tmp);
+    try {
+      tmpdir = make_temporary_folder(o.tmp);
+    } catch (const std::runtime_error& e) {  // the file cannot run: an error, with the reason
+      return {.signal = -1, .ended = fmt::format("cannot make its {{tmpdir}}: {}", e.what())};
+    }
     for (auto& word : argv)
       for (auto at = word.find("{tmpdir}"); at != std::string::npos; at = word.find("{tmpdir}", at))
         word.replace(at, 8, tmpdir.string());
@@ -202,7 +206,6 @@ suites::FileRun run_checker(const Options& o, const std::string& file) {
   auto r = flotilla::jobs::run_subprocess(
       {.argv = std::move(argv), .timeout = o.timeout, .stdout_to = Output::capture, .stderr_to = Output::to_stdout});
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::lock_guard ending(g_ending);  // a signal that came first ends the process from its thread
   if (!tmpdir.empty()) remove_temporary_folder(tmpdir);
   suites::FileRun run{.exit_code = r.exit_code,
                       .timed_out = r.timed_out,
@@ -282,6 +285,7 @@ int main(int argc, char** argv) {
   for (int w = 0; w < parallel; ++w) workers.emplace_back(work);
   for (auto& w : workers) w.join();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  g_ending.lock();  // never unlocked: a signal that came first ends the process from its thread
 
   if (!o.tmp.empty()) {
     std::error_code ignored;
