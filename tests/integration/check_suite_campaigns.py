@@ -133,7 +133,10 @@ def compat():
         svg = os.path.join(WORK, PREFIX + "compat-tests.svg")
         run("results", "plot", results, "--kind", "tests", "-o", svg)
         with open(svg) as f:
-            check("per-test outcomes per candidate (8 candidates tested)" in f.read(), "the tests plot is per test")
+            plot = f.read()
+        check("tests per candidate (8 candidates evaluated)" in plot, "the tests plot has a bar per candidate")
+        check("against the baseline (candidate 0): 4 regressions, 4 fixes in all" in plot,
+              "the tests plot counts the rolled-back candidates' regressions and fixes against the baseline")
     again = run("run", COMPAT, f"--campaign.results={results}", "--no-live")
     check("resuming" in again.stderr, "second run resumes")
     check(trial_keys(results) == keys, "resuming a finished campaign adds no trial")
