@@ -29,6 +29,10 @@ const std::vector<BackendSetting>& slurm_backend_settings() {
        "slurm: a command every job script runs first, e.g. 'module load cuda/12.4' (words quoted, no shell syntax; "
        "repeatable, in order)",
        true},
+      {"resources.launcher", "srun",
+       "slurm: how a job starts its worker ranks: srun (srun --mpi=resources.srun_mpi) or mpirun (Open MPI's, inside the "
+       "allocation; batch jobs only)"},
+      {"resources.srun_mpi", "pmix", "slurm: srun's --mpi plugin (pmix, pmix_v4, pmi2, ...: srun --mpi=list names yours)"},
       {"resources.max_submit_jobs", "0",
        "slurm: the user's pending and running jobs allowed at once, as the site's MaxSubmitJobs (0 = no limit)"},
       // Per-stage allocations: [resources.explore] / [resources.evaluate] override the keys above

@@ -75,7 +75,8 @@ class CampaignRunner {
                                .stages = {{"explore", s.slurm.explore}, {"evaluate", s.slurm.evaluate}},
                                .workdir = s.slurm.jobs_dir, .job_prefix = s.name, .max_attempts = s.max_attempts,
                                .max_submit_jobs = s.slurm.max_submit_jobs, .hold = o.hold_jobs,
-                               .start = s.slurm.start, .setup = s.slurm.setup};
+                               .start = s.slurm.start, .setup = s.slurm.setup,
+                               .launcher = s.slurm.launcher, .srun_mpi = s.slurm.srun_mpi};
     // The store opens later (run()); a notice before that is only printed.
     auto notice = [this](std::string kind, std::string message) {
       if (m_store) m_store->add_event({now_seconds(), kind, message});

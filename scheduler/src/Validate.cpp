@@ -537,6 +537,14 @@ Settings validate(RawValues raw, const std::string& display) {
     bad(*dir, "resources.jobs_dir", "holds a blank or a control character, which a job script's #SBATCH lines cannot carry");
   s.max_attempts = static_cast<int>(r.integer("resources.max_attempts", 1, 100));
   s.slurm.max_submit_jobs = static_cast<int>(r.integer("resources.max_submit_jobs", 0, 1'000'000));
+  s.slurm.launcher = registered(r, "resources.launcher", {"srun", "mpirun"});
+  if (s.slurm.launcher == "mpirun" && s.slurm.start == "allocate")
+    bad(*r.one("resources.launcher"), "resources.launcher",
+        "needs resources.slurm_start = batch: an allocation made at once runs its script outside a Slurm step, "
+        "where mpirun would not see the allocation");
+  s.slurm.srun_mpi = r.text("resources.srun_mpi");
+  check_slurm_name(r.one("resources.srun_mpi"), "resources.srun_mpi", false);
+  if (s.slurm.srun_mpi.empty()) bad(*r.one("resources.srun_mpi"), "resources.srun_mpi", "is empty (srun --mpi=list names the plugins)");
   s.slurm.extra = read_sbatch_options(r, "resources.sbatch");
   for (const auto& raw : r.all("resources.setup")) {
     if (raw.value.empty()) bad(raw, "resources.setup", "is empty");

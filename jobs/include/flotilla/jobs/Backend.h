@@ -98,6 +98,8 @@ struct SlurmResources {
   // script runs from a launcher on this host that outlives flotilla; otherwise a batch job.
   std::string start = "batch";
   std::vector<std::string> setup;         // resources.setup: commands each job script runs first
+  std::string launcher = "srun";          // how a job starts its ranks: "srun" or "mpirun" (Open MPI's)
+  std::string srun_mpi = "pmix";          // srun --mpi=THIS
 };
 
 struct BackendOptions {

@@ -118,6 +118,8 @@ struct Settings {
     int max_submit_jobs = 0;          // the user's queued jobs allowed at once; 0: no limit
     std::vector<jobs::SbatchOption> extra;  // resources.sbatch (SbatchOptions.h)
     std::vector<std::string> setup;         // resources.setup lines, in order
+    std::string launcher = "srun";          // resources.launcher: srun or mpirun
+    std::string srun_mpi = "pmix";          // resources.srun_mpi
     // Each stage's allocation: the keys above, overridden by [resources.explore] / [resources.evaluate].
     jobs::SlurmShape explore, evaluate;
   } slurm;
