@@ -190,13 +190,35 @@ Configuration Space::parse_configuration(std::string_view text) const {
   return config;
 }
 
+namespace {
+
+// Whether `values` step evenly (an integer range); its ends and step then say all of it.
+bool evenly_stepped(const std::vector<double>& values) {
+  if (values.size() < 2) return false;
+  const double step = values[1] - values[0];
+  for (std::size_t i = 2; i < values.size(); ++i)
+    if (values[i] - values[i - 1] != step) return false;
+  return true;
+}
+
+}  // namespace
+
 std::string Space::fingerprint() const {
+  // A long, evenly stepped list of values (an integer range may hold up to 10^7) is written as
+  // its ends and step: listed one by one, five such ranges made a fingerprint of hundreds of MB
+  // that took seconds to build (fuzz_space). Lists of up to kListedValues stay listed, so the
+  // fingerprints of campaigns recorded before do not change.
+  constexpr std::size_t kListedValues = 4096;
   std::string text;
   for (const auto& p : m_parameters) {
     text += "param " + p.name + ":";
     if (p.kind == ParamKind::real)
       text += fmt::format(" real {}..{}{} points {}", format_double(p.lo), format_double(p.hi), p.log_scale ? " log" : "", p.grid_points);
-    for (double v : p.values) text += ' ' + format_double(v);
+    if (p.values.size() > kListedValues && evenly_stepped(p.values))
+      text += fmt::format(" {}..{} step {} ({} values)", p.values.front(), p.values.back(), p.values[1] - p.values[0],
+                          p.values.size());  // shortest exact text: format_double keeps 6 digits
+    else
+      for (double v : p.values) text += ' ' + format_double(v);
     for (const auto& l : p.labels) text += (p.kind == ParamKind::ordinal ? " ordinal " : " enum ") + l;
     text += '\n';
   }
