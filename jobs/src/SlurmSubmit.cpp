@@ -91,47 +91,44 @@ JobRequest SlurmBackend::request_for(const Job& job, const std::string& dependen
   const std::string worker = fmt::format("{} {}", shell_quote(m_worker.string()),
                                          array ? "manifest-${SLURM_ARRAY_TASK_ID}.json" : "manifest.json");
   const auto srun = fmt::format("srun --mpi={}", m_r.srun_mpi);
+  // The allocation's nodes, one a line: an allocation run by `flotilla run-allocation` has no
+  // SLURM_JOB_NODELIST, so squeue names them.
+  const std::string node_list =
+      "scontrol show hostnames \"${SLURM_JOB_NODELIST:-$(squeue -h -j \"$SLURM_JOB_ID\" -o %N)}\"";
+  // Rank 0 dispatches and runs no task, so on GPU nodes it holds no GPU (Placement.h): the first
+  // node runs it beside ranks_per_node task ranks, and every GPU has a rank that runs tasks.
+  const int dispatcher = shape.gpus_per_node > 0 ? 1 : 0;
+  const int ranks = shape.nodes * shape.ranks_per_node + dispatcher;
+  if (dispatcher && m_r.launcher != "mpirun")
+    r.comments.push_back(fmt::format("rank 0 only dispatches and holds no GPU: the first node runs it beside {} "
+                                     "task ranks (--overcommit: it needs no CPU of its own)",
+                                     shape.ranks_per_node));
   if (m_r.launcher == "mpirun") {
     // Open MPI's mpirun reads the allocation from Slurm and starts its daemons on the nodes
-    // through srun. The hostfile gives each node ranks_per_node slots, and the first node one
-    // more when rank 0, which only dispatches, must hold no GPU (Placement.h): mapped by slot,
-    // ranks 0..r land on the first node and every GPU has a rank that runs tasks.
-    const int extra = shape.gpus_per_node > 0 ? 1 : 0;
+    // through srun. The hostfile gives each node ranks_per_node slots, the first one the
+    // dispatcher's too: mapped by slot, ranks 0..r land on the first node.
     r.comments.push_back("resources.launcher = mpirun: Open MPI's mpirun starts the ranks on the allocation's nodes");
-    r.commands.push_back(fmt::format(
-        "scontrol show hostnames \"${{SLURM_JOB_NODELIST:-$(squeue -h -j \"$SLURM_JOB_ID\" -o %N)}}\" | "
-        "awk -v r={} -v extra={} '{{ print $0 \" slots=\" (NR == 1 ? r + extra : r) }}' > hostfile",
-        shape.ranks_per_node, extra));
-    r.commands.push_back(fmt::format("mpirun -n {} --hostfile hostfile --map-by slot --bind-to none {}",
-                                     shape.nodes * shape.ranks_per_node + extra, worker));
-  } else {
+    r.commands.push_back(fmt::format("{} | awk -v r={} -v extra={} '{{ print $0 \" slots=\" (NR == 1 ? r + extra : r) }}' "
+                                     "> hostfile",
+                                     node_list, shape.ranks_per_node, dispatcher));
+    r.commands.push_back(fmt::format("mpirun -n {} --hostfile hostfile --map-by slot --bind-to none {}", ranks, worker));
+  } else if (!dispatcher) {
     // The step's shape is spelled out: an allocation run by `flotilla run-allocation` has no batch
     // environment to take it from.
-    if (shape.gpus_per_node == 0) {
-      r.commands.push_back(fmt::format("{} --nodes={} --ntasks-per-node={} {}", srun, shape.nodes,
-                                       shape.ranks_per_node, worker));
-    } else {
-      // Rank 0 dispatches and runs no task, so it holds no GPU (Placement.h): the first node runs
-      // it beside ranks_per_node task ranks, and every GPU has a rank that runs tasks.
-      r.comments.push_back(fmt::format("rank 0 only dispatches and holds no GPU: the first node runs it beside {} "
-                                       "task ranks (--overcommit: it needs no CPU of its own)",
-                                       shape.ranks_per_node));
-      const int ranks = shape.nodes * shape.ranks_per_node + 1;
-      if (shape.nodes == 1) {
-        r.commands.push_back(fmt::format("{} --nodes=1 --ntasks={} --overcommit --gpus-per-node={} {}",
-                                         srun, ranks, shape.gpus_per_node, worker));
-      } else {
-        // Block distribution alone may put the extra rank on any node: the hostfile names the
-        // first node once more than the others.
-        r.commands.push_back(fmt::format(
-            "scontrol show hostnames \"${{SLURM_JOB_NODELIST:-$(squeue -h -j \"$SLURM_JOB_ID\" -o %N)}}\" | "
-            "awk -v r={} 'NR == 1 {{ print }} {{ for (i = 0; i < r; i++) print }}' > hostfile",
-            shape.ranks_per_node));
-        r.commands.push_back(fmt::format("SLURM_HOSTFILE=hostfile {} --nodes={} --ntasks={} "
-                                         "--distribution=arbitrary --overcommit --gpus-per-node={} {}",
-                                         srun, shape.nodes, ranks, shape.gpus_per_node, worker));
-      }
-    }
+    r.commands.push_back(fmt::format("{} --nodes={} --ntasks-per-node={} {}", srun, shape.nodes,
+                                     shape.ranks_per_node, worker));
+  } else if (shape.nodes == 1) {
+    r.commands.push_back(fmt::format("{} --nodes=1 --ntasks={} --overcommit --gpus-per-node={} {}", srun, ranks,
+                                     shape.gpus_per_node, worker));
+  } else {
+    // Block distribution alone may put the extra rank on any node: the hostfile names the
+    // first node once more than the others.
+    r.commands.push_back(fmt::format("{} | awk -v r={} 'NR == 1 {{ print }} {{ for (i = 0; i < r; i++) print }}' "
+                                     "> hostfile",
+                                     node_list, shape.ranks_per_node));
+    r.commands.push_back(fmt::format("SLURM_HOSTFILE=hostfile {} --nodes={} --ntasks={} "
+                                     "--distribution=arbitrary --overcommit --gpus-per-node={} {}",
+                                     srun, shape.nodes, ranks, shape.gpus_per_node, worker));
   }
   if (!dependency.empty())
     r.comments.push_back(fmt::format("starts once the {} job(s) it depends on completed; Slurm cancels it if they fail",
