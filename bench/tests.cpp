@@ -11,10 +11,14 @@
 // Ends with one JSON line.
 #include <flotilla/results/Store.h>
 #include <flotilla/results/TestOutcomes.h>
+// Private to results/: check_chunks, measured here against HDF5's own read.
+#include "Hdf5.h"
 #include <fmt/format.h>
+#include <hdf5.h>
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -135,6 +139,46 @@ SqliteFigures run_sqlite(const fs::path& path, const CandidateTests& a, const Ca
   return figures;
 }
 
+// The cost of the chunk check every read makes (Hdf5.cpp, check_chunks) against HDF5's own read
+// of the same rows, on each outcome and duration table of the file: seconds for all of them.
+struct ReadCost {
+  double read_s = 0, check_s = 0;
+};
+
+ReadCost read_cost(const fs::path& h5) {
+  namespace h5w = flotilla::results::h5;
+  ReadCost cost;
+  const hid_t file = H5Fopen(h5.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (file < 0) throw std::runtime_error("cannot open " + h5.string());
+  for (const char* name : {"tests/outcomes", "tests/durations"}) {
+    const hid_t dataset = H5Dopen2(file, name, H5P_DEFAULT);
+    const hid_t space = H5Dget_space(dataset);
+    hsize_t rows = 0;
+    H5Sget_simple_extent_dims(space, &rows, nullptr);
+    std::vector<std::uint8_t> bytes(rows);
+    auto start = std::chrono::steady_clock::now();
+    if (H5Dread(dataset, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, bytes.data()) < 0)
+      throw std::runtime_error(std::string("cannot read ") + name);
+    cost.read_s += seconds_since(start);
+    start = std::chrono::steady_clock::now();
+    h5w::check_chunks(dataset, 0, rows);
+    cost.check_s += seconds_since(start);
+    H5Sclose(space);
+    H5Dclose(dataset);
+  }
+  H5Fclose(file);
+  return cost;
+}
+
+struct Spread {
+  double median = 0, low = 0, high = 0;
+};
+
+Spread spread(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return {values[values.size() / 2], values.front(), values.back()};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) try {
@@ -179,6 +223,15 @@ int main(int argc, char** argv) try {
   const TestDiff diff = diff_outcomes(*ra, *rb);
   const double diff_s = seconds_since(start);
 
+  // The cost of checking every chunk on read, against HDF5's own read of the same rows, 7 times.
+  std::vector<double> plain_runs, check_runs;
+  for (int i = 0; i < 7; ++i) {
+    const ReadCost cost = read_cost(h5);
+    plain_runs.push_back(cost.read_s);
+    check_runs.push_back(cost.check_s);
+  }
+  const Spread plain = spread(plain_runs), checked = spread(check_runs);
+
   const SqliteFigures lite = run_sqlite(dir / "campaign.sqlite", a, b);
   if (lite.regressions != diff.regressions.size()) {
     throw std::runtime_error(
@@ -195,6 +248,8 @@ int main(int argc, char** argv) try {
   fmt::print("  sqlite    record {:.3f} s/candidate  {:.3f} bytes/outcome  diff {:.3f} s\n", lite.record_s,
              lite.bytes_per_outcome, lite.diff_s);
   fmt::print("  regressions {} (both agree), fixes {}\n", diff.regressions.size(), diff.fixes.size());
+  fmt::print("  reading all outcomes and durations, median of 7 [min, max]: H5Dread {:.3f} s [{:.3f}, {:.3f}], chunk check {:.3f} s [{:.3f}, {:.3f}]\n",
+             plain.median, plain.low, plain.high, checked.median, checked.low, checked.high);
   const nlohmann::json result = {{"bench", "tests"},
                                  {"outcomes_per_candidate", tests},
                                  {"record_s", record_s},
@@ -208,6 +263,10 @@ int main(int argc, char** argv) try {
                                  {"record_speedup_vs_sqlite", lite.record_s / record_s},
                                  {"diff_speedup_vs_sqlite", lite.diff_s / diff_s},
                                  {"regressions", diff.regressions.size()},
+                                 {"hdf5_read_s", plain.median},
+                                 {"hdf5_read_s_range", {plain.low, plain.high}},
+                                 {"chunk_check_s", checked.median},
+                                 {"chunk_check_s_range", {checked.low, checked.high}},
                                  {"fixes", diff.fixes.size()},
                                  {"targets_met", record_s <= 1.0 && bytes_per_outcome <= 2.0 && diff_s <= 0.5 &&
                                                      lite.record_s / record_s >= 10 && lite.diff_s / diff_s >= 10}};

@@ -4,9 +4,12 @@
 // reopen after SIGKILL) is guaranteed to see the rows.
 #include "Hdf5.h"
 
+#include <zlib.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <optional>
 
 namespace flotilla::results::h5 {
 
@@ -177,7 +180,105 @@ void append_rows(hid_t dataset, hid_t mem_type, const void* rows, hsize_t count)
   FLOTILLA_H5(H5Dflush(dataset));
 }
 
+namespace {
+
+// The size a chunk's stored bytes have once its filters are undone in reverse order, as HDF5
+// will undo them; nullopt when a filter cannot be undone (a deflate stream that is damaged or
+// inflates past `limit`). Fletcher32's checksum is only stripped here: HDF5 verifies it.
+std::optional<std::size_t> unfiltered_size(std::vector<unsigned char> bytes, const std::vector<H5Z_filter_t>& filters,
+                                           unsigned filter_mask, std::size_t limit) {
+  for (std::size_t i = filters.size(); i-- > 0;) {
+    if ((filter_mask & (1u << i)) != 0) continue;  // skipped when the chunk was written
+    if (filters[i] == H5Z_FILTER_FLETCHER32) {
+      if (bytes.size() < 4) return std::nullopt;
+      bytes.resize(bytes.size() - 4);
+    } else if (filters[i] == H5Z_FILTER_DEFLATE) {
+      std::vector<unsigned char> inflated(limit + 1);
+      z_stream stream{};
+      stream.next_in = bytes.data();
+      stream.avail_in = static_cast<uInt>(bytes.size());
+      stream.next_out = inflated.data();
+      stream.avail_out = static_cast<uInt>(inflated.size());
+      if (inflateInit(&stream) != Z_OK) return std::nullopt;
+      const int rc = inflate(&stream, Z_FINISH);
+      const std::size_t produced = stream.total_out;
+      inflateEnd(&stream);
+      if (rc != Z_STREAM_END || produced > limit) return std::nullopt;
+      inflated.resize(produced);
+      bytes = std::move(inflated);
+    }  // shuffle keeps the size
+  }
+  return bytes.size();
+}
+
+// The filter HDF5 applies first when it reads a chunk: the last one of the pipeline that was
+// not skipped when the chunk was written.
+H5Z_filter_t first_undone(const std::vector<H5Z_filter_t>& filters, unsigned filter_mask) {
+  for (std::size_t i = filters.size(); i-- > 0;)
+    if ((filter_mask & (1u << i)) == 0) return filters[i];
+  return H5Z_FILTER_NONE;
+}
+
+}  // namespace
+
+void check_chunks(hid_t dataset, hsize_t start, hsize_t count) {
+  Handle dcpl(FLOTILLA_H5(H5Dget_create_plist(dataset)));
+  if (H5Pget_layout(dcpl.id()) != H5D_CHUNKED) return;
+  hsize_t chunk_rows = 0;
+  if (H5Pget_chunk(dcpl.id(), 1, &chunk_rows) != 1 || chunk_rows == 0)
+    throw Error("the chunk layout of a table is damaged (not one dimension)");
+  const int filter_count = FLOTILLA_H5(H5Pget_nfilters(dcpl.id()));
+  const auto name = [dataset] {
+    char text[256] = "";
+    return H5Iget_name(dataset, text, sizeof text) > 0 ? std::string(text) : std::string("the table");
+  };
+  std::vector<H5Z_filter_t> filters;
+  for (int i = 0; i < filter_count; ++i) {
+    unsigned flags = 0;
+    std::size_t values = 0;
+    char filter_name[64] = "";
+    const H5Z_filter_t filter = FLOTILLA_H5(H5Pget_filter2(dcpl.id(), static_cast<unsigned>(i), &flags, &values,
+                                                           nullptr, sizeof filter_name, filter_name, nullptr));
+    // Only what flotilla writes can be undone here; any other filter is a foreign or damaged
+    // file, and its chunks cannot be checked before HDF5 reads them.
+    if (filter != H5Z_FILTER_DEFLATE && filter != H5Z_FILTER_FLETCHER32 && filter != H5Z_FILTER_SHUFFLE)
+      throw Error(name() + " uses HDF5 filter " + std::to_string(filter) + " ('" + filter_name +
+                  "'), which flotilla never writes: not a flotilla table, or a damaged one");
+    filters.push_back(filter);
+  }
+  if (filters.empty()) return;
+  Handle type(FLOTILLA_H5(H5Dget_type(dataset)));
+  const std::size_t row_size = H5Tget_size(type.id());
+  const std::size_t expected = static_cast<std::size_t>(chunk_rows) * row_size;
+  for (hsize_t chunk = start / chunk_rows; chunk * chunk_rows < start + count; ++chunk) {
+    const hsize_t offset = chunk * chunk_rows;
+    unsigned filter_mask = 0;
+    haddr_t address = HADDR_UNDEF;
+    hsize_t stored = 0;
+    FLOTILLA_H5(H5Dget_chunk_info_by_coord(dataset, &offset, &filter_mask, &address, &stored));
+    if (address == HADDR_UNDEF) continue;  // never written: HDF5 fills it
+    // When the first filter HDF5 undoes is fletcher32, it checks the stored bytes against their
+    // checksum before inflating anything: damage is an error there already, and this chunk
+    // needs no second read (every chunk flotilla writes; the finding's chunk had lost it).
+    if (first_undone(filters, filter_mask) == H5Z_FILTER_FLETCHER32) continue;
+    // A stored size far beyond what the filters could make of a chunk is damage too, and is
+    // not worth allocating.
+    if (stored > expected + 64 + expected / 2 && stored > (1u << 20))
+      throw Error("chunk " + std::to_string(chunk) + " of " + name() + " is damaged: " + std::to_string(stored) +
+                  " bytes stored for " + std::to_string(expected));
+    std::vector<unsigned char> bytes(static_cast<std::size_t>(stored));
+    std::uint32_t read_mask = 0;
+    FLOTILLA_H5(H5Dread_chunk(dataset, H5P_DEFAULT, &offset, &read_mask, bytes.data()));
+    const auto size = unfiltered_size(std::move(bytes), filters, filter_mask, expected);
+    if (size != expected)
+      throw Error("chunk " + std::to_string(chunk) + " of " + name() + " is damaged: its " + std::to_string(stored) +
+                  " stored bytes do not unpack to the " + std::to_string(expected) + " bytes of " +
+                  std::to_string(chunk_rows) + " rows");
+  }
+}
+
 void read_rows(hid_t dataset, hid_t mem_type, void* out, hsize_t count, hsize_t start) {
+  check_chunks(dataset, start, count);
   Handle file_space(FLOTILLA_H5(H5Dget_space(dataset)));
   FLOTILLA_H5(H5Sselect_hyperslab(file_space.id(), H5S_SELECT_SET, &start, nullptr, &count,
                                   nullptr));
