@@ -54,6 +54,7 @@ results::JobRecord to_job_record(TaskResult result) {
   record.host = std::move(result.host);
   record.device = std::move(result.device);
   record.cores = std::move(result.cores);
+  record.slurm_job = std::move(result.slurm_job);
   return record;
 }
 
@@ -73,6 +74,7 @@ TaskResult from_job_record(const results::JobRecord& record) {
   result.host = record.host;
   result.device = record.device;
   result.cores = record.cores;
+  result.slurm_job = record.slurm_job;
   return result;
 }
 

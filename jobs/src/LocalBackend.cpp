@@ -122,6 +122,7 @@ std::vector<TaskResult> LocalBackend::collect(std::chrono::milliseconds wait) {
     result.rank = m_placement.rank;
     result.host = m_placement.host;
     result.device = m_placement.device;
+    result.slurm_job = m_placement.slurm_job;  // flotilla run inside an allocation
   }
   return std::exchange(m_finished, {});
 }

@@ -146,7 +146,23 @@ Placement local_placement() {
     device.clear();
     for (unsigned gpu = 0; gpu < device_env.gpus_present; ++gpu) device += (gpu ? "," : "") + std::to_string(gpu);
   }
-  return Placement{0, host_name(), device};
+  return Placement{0, host_name(), device, "", current_slurm_job()};
+}
+
+std::string slurm_job_text(const std::optional<std::string>& job_id, const std::optional<std::string>& array_job_id,
+                           const std::optional<std::string>& array_task_id) {
+  const auto given = [](const std::optional<std::string>& v) { return v && !v->empty(); };
+  // An array element's SLURM_JOB_ID is its own id; users and sacct know it as ARRAY_TASK.
+  if (given(array_job_id) && given(array_task_id)) return *array_job_id + "_" + *array_task_id;
+  return given(job_id) ? *job_id : std::string();
+}
+
+std::string current_slurm_job() {
+  const auto read = [](const char* name) -> std::optional<std::string> {
+    const char* value = std::getenv(name);
+    return value ? std::optional<std::string>(value) : std::nullopt;
+  };
+  return slurm_job_text(read("SLURM_JOB_ID"), read("SLURM_ARRAY_JOB_ID"), read("SLURM_ARRAY_TASK_ID"));
 }
 
 }  // namespace flotilla::jobs

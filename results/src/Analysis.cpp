@@ -237,7 +237,9 @@ CampaignSummary summarize(const CampaignInfo& campaign, const std::vector<Candid
 }
 
 CampaignSummary summarize(const Store& store) {
-  return summarize(store.campaign(), store.candidates(), store.trials());
+  CampaignSummary summary = summarize(store.campaign(), store.candidates(), store.trials());
+  summary.provenance = provenance_of(store.events());
+  return summary;
 }
 
 }  // namespace flotilla::results

@@ -91,6 +91,7 @@ void JobFileWriter::add_rank(const RankRecord& rank) {
   copy_head(row.host, rank.host);
   copy_head(row.device, rank.device);
   copy_head(row.cores, rank.cores);
+  copy_head(row.slurm_job, rank.slurm_job);
   with_path(m_impl->m_path,
             [&] { h5::append_rows(m_impl->m_tables.ranks.id(), m_impl->m_tables.types.rank.id(), &row, 1); });
 }

@@ -64,7 +64,8 @@ std::vector<RankRecord> JobFileReader::ranks() const {
     m_impl->refresh(m_impl->m_tables.ranks);
     std::vector<RankRecord> ranks;
     for (const auto& row : h5::read_table<RankRow>(m_impl->m_tables.ranks.id(), m_impl->m_tables.types.rank.id()))
-      ranks.push_back({row.rank, from_field(row.host), from_field(row.device), from_field(row.cores)});
+      ranks.push_back({row.rank, from_field(row.host), from_field(row.device), from_field(row.cores),
+                       from_field(row.slurm_job)});
     return ranks;
   });
 }
@@ -111,6 +112,7 @@ std::vector<JobRecord> JobFileReader::read_new() {
         r.host = it->second.host;
         r.device = it->second.device;
         r.cores = it->second.cores;
+        r.slurm_job = it->second.slurm_job;
       }
     }
     impl.m_seen += rows.size();

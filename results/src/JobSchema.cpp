@@ -66,6 +66,7 @@ h5::Handle rank_type() {
   add_string(type.id(), "host", offsetof(RankRow, host), sizeof(RankRow::host));
   add_string(type.id(), "device", offsetof(RankRow, device), sizeof(RankRow::device));
   add_string(type.id(), "cores", offsetof(RankRow, cores), sizeof(RankRow::cores));
+  add_string(type.id(), "slurm_job", offsetof(RankRow, slurm_job), sizeof(RankRow::slurm_job));
   return type;
 }
 

@@ -60,6 +60,7 @@ struct RankRow {
   char host[64];
   char device[64];
   char cores[64];  // added without a version change: an older file reads it as ""
+  char slurm_job[32];  // the same
 };
 
 struct Types {

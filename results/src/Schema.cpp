@@ -140,6 +140,7 @@ h5::Handle trial_type() {
   add_string(type.id(), "host", offsetof(TrialRow, host), sizeof(TrialRow::host));
   add_string(type.id(), "device", offsetof(TrialRow, device), sizeof(TrialRow::device));
   add_string(type.id(), "cores", offsetof(TrialRow, cores), sizeof(TrialRow::cores));
+  add_string(type.id(), "slurm_job", offsetof(TrialRow, slurm_job), sizeof(TrialRow::slurm_job));
   return type;
 }
 
@@ -254,6 +255,7 @@ TrialRow to_row(const TrialRecord& record) {
   copy_head(row.host, record.host);
   copy_head(row.device, record.device);
   copy_head(row.cores, record.cores);
+  copy_head(row.slurm_job, record.slurm_job);
   return row;
 }
 
@@ -274,6 +276,7 @@ TrialRecord from_row(const TrialRow& row) {
   record.host = from_field(row.host);
   record.device = from_field(row.device);
   record.cores = from_field(row.cores);
+  record.slurm_job = from_field(row.slurm_job);
   return record;
 }
 

@@ -58,6 +58,7 @@ struct TrialRow {
   char host[64];
   char device[64];
   char cores[64];            // schema 2
+  char slurm_job[32];        // schema 2, added later the same way: an older file reads it as ""
 };
 
 struct EstimateRow {

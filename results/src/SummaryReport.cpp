@@ -137,6 +137,7 @@ std::string summary_text(const CampaignSummary& s, std::size_t top_k) {
   out += fmt::format("campaign   {}\n", info.name);
   out += fmt::format("objective  {} ({}) · seed {} · flotilla {} on {}\n", info.objective, info.direction, info.seed,
                      info.flotilla_version, info.host);
+  out += provenance_line(s.provenance);
   out += fmt::format("progress   {} candidates: {} verified, {} rolled back, {} explored, {} failed, {} pending · "
                      "{} trials, {} failed\n",
                      s.candidates.size(), s.count(CandidateStatus::verified), s.count(CandidateStatus::rolled_back),
@@ -231,6 +232,22 @@ std::string summary_json(const CampaignSummary& s, std::size_t top_k) {
   for (const auto& c : s.candidates)
     if (c.status == CandidateStatus::rolled_back) j["rolled_back"].push_back(candidate_json(c, info));
   j["failures_by_reason"] = s.failures_by_reason;
+  // The last run's provenance, and every run's commit (null: not a git work tree).
+  if (s.provenance.empty()) {
+    j["provenance"] = nullptr;
+  } else {
+    const auto& last = s.provenance.back();
+    nlohmann::json commits = nlohmann::json::array();
+    for (const auto& run : s.provenance)
+      commits.push_back(run.git_commit.empty() ? nlohmann::json(nullptr) : nlohmann::json(run.git_commit));
+    j["provenance"] = {{"workdir", last.workdir},
+                       {"git_commit", last.git_commit.empty() ? nlohmann::json(nullptr) : nlohmann::json(last.git_commit)},
+                       {"git_dirty", last.git_dirty},
+                       {"tools", nlohmann::json(std::map<std::string, std::string>(last.tools.begin(), last.tools.end()))},
+                       {"env", last.env},
+                       {"runs", s.provenance.size()},
+                       {"commits", commits}};
+  }
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 

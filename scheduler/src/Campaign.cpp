@@ -29,6 +29,7 @@
 #include "flotilla/scheduler/Planning.h"
 #include "flotilla/search/Strategy.h"
 #include "Progress.h"
+#include "Provenance.h"
 #include "SuiteStage.h"
 
 namespace flotilla::scheduler {
@@ -183,6 +184,10 @@ class CampaignRunner {
         std::filesystem::remove_all(m_s.tests_dir);
       }
     }
+    // What this run's results rest on besides the settings (Provenance.h): once per run, so a
+    // campaign resumed on another commit or compiler says so in its summary.
+    m_store->add_event({now_seconds(), "provenance",
+                        results::provenance_detail(probe_provenance(m_s, {m_s.explore_command, m_s.evaluate_command}))});
     // Replay: the strategy learns every recorded candidate, in the order they were proposed.
     auto summary = summarize();
     for (const auto& c : summary.candidates)
@@ -760,6 +765,7 @@ class CampaignRunner {
 
   int report(const std::string& stop, double seconds) {
     auto summary = summarize();
+    summary.provenance = results::provenance_of(m_store->events());
     m_out << fmt::format("{}: {} in {:.1f} s\n", m_s.name, stop, seconds);
     m_out << results::summary_text(summary, 5);
     m_out << fmt::format("\nresults    {}  (flotilla results summary {})\n", m_s.results.string(), m_s.results.string());

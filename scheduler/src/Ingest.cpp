@@ -45,6 +45,7 @@ std::optional<results::TrialRecord> to_trial_record(const jobs::TaskResult& r) {
   t.host = r.host;
   t.device = r.device;
   t.cores = r.cores;
+  t.slurm_job = r.slurm_job;
   return t;
 }
 

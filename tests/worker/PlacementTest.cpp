@@ -82,5 +82,16 @@ TEST(Placement, TheDispatcherHoldsNoGpuAndEachGpuGetsATaskRank) {
   EXPECT_EQ(choose_ranked(0, 0, 4, "").visible, std::nullopt);
 }
 
+
+// The id users see in squeue and sacct: an array element is ARRAYJOB_TASK, not its own job id.
+TEST(Placement, SlurmJobTextNamesArrayElementsAsSqueueDoes) {
+  EXPECT_EQ(slurm_job_text("812", std::nullopt, std::nullopt), "812");
+  EXPECT_EQ(slurm_job_text("817", std::string("812"), std::string("4")), "812_4");
+  EXPECT_EQ(slurm_job_text(std::nullopt, std::nullopt, std::nullopt), "");
+  EXPECT_EQ(slurm_job_text(std::string(""), std::nullopt, std::nullopt), "");
+  // Half an array description (a task id without its array job) falls back to the job id.
+  EXPECT_EQ(slurm_job_text("817", std::nullopt, std::string("4")), "817");
+}
+
 }  // namespace
 }  // namespace flotilla::jobs

@@ -112,7 +112,7 @@ DispatchStats Dispatcher::run() {
     WorkerState& worker = m_workers.at(static_cast<std::size_t>(message.source));
     if (message.tag == mpi::kHello) {
       const wire::Hello hello = wire::decode_hello(message.payload);
-      m_sink.add_rank({message.source, hello.host, hello.device, hello.cores});
+      m_sink.add_rank({message.source, hello.host, hello.device, hello.cores, hello.slurm_job});
     } else if (message.tag == mpi::kResults) {
       wire::Results results = wire::decode_results(message.payload);
       if (worker.in_hand == 0)
@@ -167,7 +167,7 @@ DispatchStats run_alone(const std::vector<ManifestTask>& tasks, const std::vecto
 
 void serve(const std::vector<ManifestTask>& tasks, const std::vector<std::uint64_t>& todo, Executor& executor,
            const Placement& placement) {
-  mpi::send(0, mpi::kHello, wire::encode(wire::Hello{placement.host, placement.device, placement.cores}));
+  mpi::send(0, mpi::kHello, wire::encode(wire::Hello{placement.host, placement.device, placement.cores, placement.slurm_job}));
   mpi::AsyncSend results_out;
   for (;;) {
     const mpi::Message message = mpi::receive(0);

@@ -62,6 +62,7 @@ TaskResult Executor::run(const ManifestTask& task) {
   result.host = m_placement.host;
   result.device = m_placement.device;
   result.cores = m_placement.cores;
+  result.slurm_job = m_placement.slurm_job;
   return result;
 }
 

@@ -59,6 +59,7 @@ std::string encode(const Hello& hello) {
   out.put(std::string_view(hello.host));
   out.put(std::string_view(hello.device));
   out.put(std::string_view(hello.cores));
+  out.put(std::string_view(hello.slurm_job));
   return out.take();
 }
 
@@ -98,6 +99,7 @@ Hello decode_hello(std::string_view bytes) {
   hello.host = in.text();
   hello.device = in.text();
   hello.cores = in.text();
+  hello.slurm_job = in.text();
   in.finish();
   return hello;
 }

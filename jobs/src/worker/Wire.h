@@ -27,6 +27,7 @@ struct Hello {
   std::string host;
   std::string device;
   std::string cores;  // the rank's CPUs (cpu_list_text)
+  std::string slurm_job;  // the Slurm job the rank runs in; empty: none
 };
 
 struct Batch {

@@ -114,7 +114,8 @@ int run(const mpi::Session& session, const std::vector<std::string>& args, const
   }
   broadcast_todo(setup.todo);
   // Where Slurm (or mpirun's binding) put this rank: its CPUs, recorded with every result.
-  const fj::Placement placement{rank, fj::host_name(), device.device, fj::cpu_list_text(fj::allowed_cpus())};
+  const fj::Placement placement{rank, fj::host_name(), device.device, fj::cpu_list_text(fj::allowed_cpus()),
+                                fj::current_slurm_job()};
   fj::worker::DispatchStats stats;
   if (session.size() > 1 && rank == 0) {
     stats = fj::worker::Dispatcher(setup.todo.size(), session.size(), *setup.out).run();

@@ -58,7 +58,7 @@ Sheet candidate_sheet(const results::CampaignSummary& s) {
 
 Sheet trial_sheet(const std::vector<results::TrialRecord>& trials) {
   Sheet sheet{.columns = {"row", "candidate", "kind", "index", "attempt", "status", "start", "end", "duration_s",
-                          "exit_code", "objective", "reason", "rank", "host", "device"}};
+                          "exit_code", "objective", "reason", "rank", "host", "device", "cores", "slurm_job"}};
   std::set<std::string> names;
   for (const auto& t : trials)
     for (const auto& m : t.metrics) names.insert(m.name);
@@ -82,6 +82,8 @@ Sheet trial_sheet(const std::vector<results::TrialRecord>& trials) {
     row.push_back(place.known ? nlohmann::json(place.rank) : nlohmann::json(nullptr));
     row.push_back(place.known ? nlohmann::json(place.host) : nlohmann::json(nullptr));
     row.push_back(place.known ? nlohmann::json(place.device) : nlohmann::json(nullptr));
+    row.push_back(t.cores.empty() ? nlohmann::json(nullptr) : nlohmann::json(t.cores));
+    row.push_back(t.slurm_job.empty() ? nlohmann::json(nullptr) : nlohmann::json(t.slurm_job));
     for (const auto& m : metrics) {
       auto it = std::find_if(t.metrics.begin(), t.metrics.end(), [&](const auto& x) { return x.name == m; });
       row.push_back(it == t.metrics.end() ? nlohmann::json(nullptr) : value_or_null(it->value));

@@ -33,6 +33,7 @@ LoadedCampaign load_campaign(const std::string& path, bool json) {
   auto candidates = store.candidates();
   c.events = store.events();
   c.summary = results::summarize(store.campaign(), candidates, c.trials);
+  c.summary.provenance = results::provenance_of(c.events);
   c.run = results::run_status(c.events, c.summary, results::has_live_writer(path));
   if (!json && !c.run.complete()) std::cerr << fmt::format("note: {}: {}\n", path, c.run.note());
   return c;

@@ -28,7 +28,15 @@ struct Placement {
   std::string host;
   std::string device;  // "cpu", or the CUDA_VISIBLE_DEVICES value the task ran with
   std::string cores;   // the CPUs the task may run on ("0-3"); empty: not known
+  std::string slurm_job;  // the Slurm job it ran in ("812", "813_4" for an array element); empty: none
 };
+
+// "JOB" or "ARRAYJOB_TASK" from SLURM_JOB_ID, SLURM_ARRAY_JOB_ID and SLURM_ARRAY_TASK_ID, as
+// squeue and sacct name the job; "" outside Slurm. Pure.
+std::string slurm_job_text(const std::optional<std::string>& job_id, const std::optional<std::string>& array_job_id,
+                           const std::optional<std::string>& array_task_id);
+// slurm_job_text of this process's environment.
+std::string current_slurm_job();
 
 // The environment variables (unset: nullopt) and GPU count that choose_device reads.
 struct DeviceEnv {

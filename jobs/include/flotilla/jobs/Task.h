@@ -61,6 +61,7 @@ struct TaskResult {
   std::string host;                     //   host name,
   std::string device;                   //   "cpu" or the CUDA_VISIBLE_DEVICES the task saw
   std::string cores;                    //   the CPUs it was pinned to ("0", "2-3"); empty: not pinned
+  std::string slurm_job;                //   the Slurm job ("812", "813_4"); empty: not under Slurm
 };
 
 inline constexpr std::size_t kOutputTailBytes = 1024;

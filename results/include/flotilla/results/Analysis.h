@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "flotilla/results/Provenance.h"
 #include "flotilla/results/Stats.h"
 #include "flotilla/results/Store.h"
 
@@ -94,6 +95,7 @@ struct CampaignSummary {
   std::size_t trials = 0;
   std::size_t failed_trials = 0;
   std::map<std::string, std::size_t> failures_by_reason;
+  std::vector<RunProvenance> provenance;       // one per run that recorded it (Provenance.h)
   std::size_t count(CandidateStatus status) const;
   std::size_t confirmed_count(stats::Verdict verdict) const;
   // Candidates with an objective, best first (verified and explored; rolled-back excluded).

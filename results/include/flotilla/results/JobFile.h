@@ -39,6 +39,7 @@ struct RankRecord {
   std::string host;    // at most 63 bytes
   std::string device;  // at most 63 bytes
   std::string cores;   // the CPUs it may run on ("0-3"); at most 63 bytes
+  std::string slurm_job;  // the Slurm job it ran in ("812", "813_4"); at most 31 bytes; empty: none
 };
 
 struct JobRecord {
@@ -56,6 +57,7 @@ struct JobRecord {
   std::string host;  // filled from the rank's RankRecord when read back
   std::string device;
   std::string cores;
+  std::string slurm_job;
 };
 
 class JobFileWriter {

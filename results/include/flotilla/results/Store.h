@@ -91,6 +91,7 @@ struct TrialRecord {
   std::string host;          //   host, at most 63 bytes,
   std::string device;        //   "cpu" or the CUDA_VISIBLE_DEVICES it saw, at most 63 bytes
   std::string cores;         //   the CPUs it was pinned to ("0", "2-3"); empty: not pinned
+  std::string slurm_job;     //   the Slurm job it ran in ("812", "813_4"), at most 31 bytes; empty: none
 
   bool same_key(const TrialRecord& other) const {
     return candidate == other.candidate && kind == other.kind && index == other.index &&
