@@ -48,6 +48,11 @@ void Strategy::tell(const Configuration& config, std::optional<double> objective
   record(config, {m_options.maximize ? -*objective : *objective});
 }
 
+void Strategy::tell_failure(const Configuration& config, Failure failure) {
+  record(config, {});
+  m_history[m_index.at(config)].failure = failure;
+}
+
 void Strategy::tell_objectives(const Configuration& config, const std::vector<double>& objectives) {
   std::vector<double> loss = objectives;
   for (std::size_t i = 0; i < loss.size(); ++i) {
@@ -69,8 +74,8 @@ void Strategy::record(const Configuration& config, std::vector<double> loss) {
   auto pending = std::find(m_pending.begin(), m_pending.end(), config);
   if (pending != m_pending.end()) m_pending.erase(pending);
   auto [it, added] = m_index.try_emplace(config, m_history.size());
-  if (added) m_history.push_back({config, std::move(loss)});
-  else m_history[it->second].loss = std::move(loss);
+  if (added) m_history.push_back({config, std::move(loss), std::nullopt});
+  else m_history[it->second].loss = std::move(loss), m_history[it->second].failure.reset();
   observe(it->second);
 }
 

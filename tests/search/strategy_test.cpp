@@ -188,3 +188,22 @@ TEST(Registry, UnknownNameListsKnownOnes) {
                  "bandit, nsga2)");
   }
 }
+
+// A failure told with its kind (a build that failed, docs/build.md) is a failure like any other,
+// and the kind is kept next to it; a later outcome of the same configuration replaces both.
+TEST(Strategy, AFailureKeepsItsKind) {
+  const auto space = small_space();
+  auto strategy = make_strategy({.name = "random", .seed = 1}, space);
+  const auto configs = strategy->ask(2);
+  ASSERT_EQ(configs.size(), 2u);
+  strategy->tell_failure(configs[0], Failure::build);
+  strategy->tell(configs[1], std::nullopt);
+  ASSERT_EQ(strategy->history().size(), 2u);
+  EXPECT_TRUE(strategy->history()[0].failed());
+  EXPECT_EQ(strategy->history()[0].failure, Failure::build);
+  EXPECT_TRUE(strategy->history()[1].failed());
+  EXPECT_FALSE(strategy->history()[1].failure);
+  strategy->tell(configs[0], 3.0);
+  EXPECT_FALSE(strategy->history()[0].failed());
+  EXPECT_FALSE(strategy->history()[0].failure);
+}

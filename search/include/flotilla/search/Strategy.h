@@ -43,9 +43,15 @@ struct ConfigurationHash {
 
 // One told outcome. `loss` holds every objective turned into "lower is better" (a maximised
 // objective is negated); it is empty when the configuration failed.
+// Why a configuration failed, told alongside the missing objective, so that a strategy can tell
+// a variant that does not compile from one that crashes, times out or fails its tests. No
+// strategy acts on it yet: every failure is still learned the same way (a hidden constraint).
+enum class Failure { build, crash, timeout, verification };
+
 struct Observation {
   Configuration config;
   std::vector<double> loss;
+  std::optional<Failure> failure;  // why, when failed and the caller said
   bool failed() const { return loss.empty(); }
 };
 
@@ -57,6 +63,8 @@ class Strategy {
 
   std::vector<Configuration> ask(std::size_t n);
   void tell(const Configuration& config, std::optional<double> objective);
+  // A failure with its kind (the objective is missing).
+  void tell_failure(const Configuration& config, Failure failure);
   // Several objectives of one configuration; empty = failed.
   void tell_objectives(const Configuration& config, const std::vector<double>& objectives);
   // Marks a configuration as taken elsewhere (e.g. by another strategy of an ensemble), so it
