@@ -30,6 +30,7 @@ TaskStatus task_status(results::TrialStatus status) {
     case results::TrialStatus::cancelled:
       return TaskStatus::cancelled;
     case results::TrialStatus::failed:
+    case results::TrialStatus::build_failed:  // builds never run in a job; a failure all the same
       break;
   }
   return TaskStatus::failed;

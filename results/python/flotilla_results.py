@@ -297,8 +297,17 @@ def _median_interval(values, confidence):
     return float(v[k - 1]), float(v[n - k]), max(0.0, 1 - 2 * _binomial_half_cdf(n, k - 1))
 
 
+def _first_error_line(trial):
+    """The first line of a failed trial's output tail that holds "error", else its reason (Analysis.h)."""
+    for line in trial["output_tail"].split("\n"):
+        if "error" in line.lower():
+            return line.rstrip("\r ")
+    return trial["reason"]
+
+
 def _summarize(candidates, trials, metrics, repeats, shards, confidence):
     explore = _latest(trials, "explore")
+    builds = _latest(trials, "build")
     evaluate = _latest(trials, "evaluate", shards) if shards > 0 else explore.iloc[0:0]
     metric_values = metrics.pivot_table(index="trial", columns="name", values="value", aggfunc="last")
     rows = []
@@ -308,7 +317,10 @@ def _summarize(candidates, trials, metrics, repeats, shards, confidence):
                "interval_coverage": np.nan, "spread": 0.0, "repeats_done": len(mine),
                "shards_done": 0, "shards_passed": 0, "reason": ""}
         failed = mine[mine["status"] != "ok"]
-        if len(failed):
+        build = builds[builds["candidate"] == cid]
+        if len(build) and build.iloc[-1]["status"] != "ok":  # never explored (docs/build.md)
+            row.update(status="build_failed", reason=_first_error_line(build.iloc[-1]))
+        elif len(failed):
             first = failed.sort_values("index").iloc[0]
             row.update(status="explore_failed", reason=f"repeat {first['index']}: {first['reason']}")
         elif len(mine) >= repeats:
@@ -447,8 +459,8 @@ class Campaign:
         """Candidates per status and trial totals, as `flotilla results summary --json` reports."""
         status = self.candidates["status"].value_counts()
         out = {s: int(status.get(s, 0)) for s in
-               ("verified", "rolled_back", "explored", "explore_failed", "pending")}
-        counted = self.trials[self.trials["kind"].isin(("explore", "evaluate"))]  # not pairs or warm-ups
+               ("verified", "rolled_back", "explored", "explore_failed", "build_failed", "pending")}
+        counted = self.trials[self.trials["kind"].isin(("explore", "evaluate", "build"))]  # not pairs or warm-ups
         out.update(candidates=len(self.candidates), trials=len(counted),
                    failed_trials=int((counted["status"] != "ok").sum()))
         verdicts = self.candidates["verdict"].value_counts()

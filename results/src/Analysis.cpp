@@ -2,6 +2,7 @@
 #include "flotilla/results/Analysis.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <string_view>
 
@@ -111,6 +112,7 @@ std::string_view to_string(CandidateStatus status) {
     case CandidateStatus::explored: return "explored";
     case CandidateStatus::verified: return "verified";
     case CandidateStatus::rolled_back: return "rolled_back";
+    case CandidateStatus::build_failed: return "build_failed";
   }
   return "unknown";
 }
@@ -124,6 +126,12 @@ CandidateSummary summarize_candidate(const CandidateRecord& candidate, const std
                                      const CampaignInfo& campaign) {
   CandidateSummary s{.record = candidate};
   const int shards = campaign.shards;
+  // A failed build is final: nothing else of the candidate was run (docs/build.md).
+  if (const auto builds = latest(trials, TrialKind::build); !builds.empty() && builds.rbegin()->second->status != TrialStatus::ok) {
+    s.status = CandidateStatus::build_failed;
+    s.reason = first_error_line(*builds.rbegin()->second);
+    return s;
+  }
   summarize_explore(s, latest(trials, TrialKind::explore), campaign.repeats, campaign.confirm_confidence);
   if (campaign.confirm_max_pairs > 0) summarize_confirmation(s, trials, confirm_settings(campaign));
   if (s.status != CandidateStatus::explored || shards == 0) return s;
@@ -184,6 +192,31 @@ void summarize_noise(CampaignSummary& summary, const std::vector<const TrialReco
 
 }  // namespace
 
+std::string_view failure_kind(const TrialRecord& trial) {
+  if (trial.status == TrialStatus::build_failed || trial.kind == TrialKind::build) return "build";
+  if (trial.status == TrialStatus::timeout) return "timeout";
+  if (trial.kind == TrialKind::evaluate) return "verification";
+  return "crash";
+}
+
+std::string first_error_line(const TrialRecord& trial) {
+  std::size_t begin = 0;
+  const auto& text = trial.output_tail;
+  while (begin < text.size()) {
+    auto end = text.find('\n', begin);
+    auto line = text.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+    std::string lower = line;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (lower.find("error") != std::string::npos) {
+      while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+      return line;
+    }
+    if (end == std::string::npos) break;
+    begin = end + 1;
+  }
+  return trial.reason;
+}
+
 CampaignSummary summarize(const CampaignInfo& campaign, const std::vector<CandidateRecord>& candidates,
                           const std::vector<TrialRecord>& trials) {
   CampaignSummary summary{.campaign = campaign};
@@ -198,6 +231,8 @@ CampaignSummary summarize(const CampaignInfo& campaign, const std::vector<Candid
       if (t.status != TrialStatus::ok) {
         ++summary.failed_trials;
         ++summary.failures_by_reason[fmt::format("{}: {}", to_string(t.kind), t.reason)];
+        auto& group = summary.failures_by_kind[std::string(failure_kind(t))];
+        if (group.count++ == 0) group.first_error = first_error_line(t);
       }
       if (t.kind == TrialKind::explore && t.index >= campaign.repeats && t.attempt == 0) ++summary.repeats_extra;
     }

@@ -67,7 +67,7 @@ History history(const CampaignSummary& summary, const std::vector<TrialRecord>& 
     RoundHistory r{.round = round, .candidates = members.size()};
     for (auto i : members) {
       const auto& c = summary.candidates[i];
-      r.failed += c.status == CandidateStatus::explore_failed;
+      r.failed += c.status == CandidateStatus::explore_failed || c.status == CandidateStatus::build_failed;
       r.verified += c.status == CandidateStatus::verified;
       r.rolled_back += c.status == CandidateStatus::rolled_back;
       r.pending += c.status == CandidateStatus::pending;

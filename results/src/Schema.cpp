@@ -13,6 +13,7 @@ std::string_view to_string(TrialKind kind) {
     case TrialKind::evaluate: return "evaluate";
     case TrialKind::confirm: return "confirm";
     case TrialKind::warmup: return "warmup";
+    case TrialKind::build: return "build";
   }
   return "unknown";   // a value read from a newer file
 }
@@ -23,6 +24,7 @@ std::string_view to_string(TrialStatus status) {
     case TrialStatus::failed: return "failed";
     case TrialStatus::timeout: return "timeout";
     case TrialStatus::cancelled: return "cancelled";
+    case TrialStatus::build_failed: return "build_failed";
   }
   return "unknown";
 }
@@ -49,7 +51,8 @@ h5::Handle compound(std::size_t size) {
 // Enums rather than bare int8 so that h5dump and h5py show the names next to the numbers.
 h5::Handle kind_type() {
   h5::Handle type(FLOTILLA_H5(H5Tenum_create(H5T_NATIVE_INT8)));
-  for (TrialKind kind : {TrialKind::explore, TrialKind::evaluate, TrialKind::confirm, TrialKind::warmup}) {
+  for (TrialKind kind : {TrialKind::explore, TrialKind::evaluate, TrialKind::confirm, TrialKind::warmup,
+                         TrialKind::build}) {
     const auto value = static_cast<std::int8_t>(kind);
     FLOTILLA_H5(H5Tenum_insert(type.id(), std::string(to_string(kind)).c_str(), &value));
   }
@@ -59,7 +62,7 @@ h5::Handle kind_type() {
 h5::Handle status_type() {
   h5::Handle type(FLOTILLA_H5(H5Tenum_create(H5T_NATIVE_INT8)));
   for (TrialStatus status : {TrialStatus::ok, TrialStatus::failed, TrialStatus::timeout,
-                             TrialStatus::cancelled}) {
+                             TrialStatus::cancelled, TrialStatus::build_failed}) {
     const auto value = static_cast<std::int8_t>(status);
     FLOTILLA_H5(H5Tenum_insert(type.id(), std::string(to_string(status)).c_str(), &value));
   }

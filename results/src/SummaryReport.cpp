@@ -141,7 +141,8 @@ std::string summary_text(const CampaignSummary& s, std::size_t top_k) {
   out += fmt::format("progress   {} candidates: {} verified, {} rolled back, {} explored, {} failed, {} pending · "
                      "{} trials, {} failed\n",
                      s.candidates.size(), s.count(CandidateStatus::verified), s.count(CandidateStatus::rolled_back),
-                     s.count(CandidateStatus::explored), s.count(CandidateStatus::explore_failed),
+                     s.count(CandidateStatus::explored),
+                     s.count(CandidateStatus::explore_failed) + s.count(CandidateStatus::build_failed),
                      s.count(CandidateStatus::pending), s.trials, s.failed_trials);
   if (s.baseline) {
     const auto& b = s.candidates[*s.baseline];
@@ -175,6 +176,18 @@ std::string summary_text(const CampaignSummary& s, std::size_t top_k) {
     out += "\nrolled back (failed verification)\n";
     for (const auto* c : rolled) out += fmt::format("  {:>5}  {}  — {}\n", c->record.id, c->record.config, c->reason);
   }
+  std::vector<const CandidateSummary*> unbuilt;
+  for (const auto& c : s.candidates)
+    if (c.status == CandidateStatus::build_failed) unbuilt.push_back(&c);
+  if (!unbuilt.empty()) {
+    out += "\nbuild failed (never explored)\n";
+    for (const auto* c : unbuilt) out += fmt::format("  {:>5}  {}  — {}\n", c->record.id, c->record.config, c->reason);
+  }
+  if (!s.failures_by_kind.empty()) {
+    out += "\nfailures by kind (first error)\n";
+    for (const auto& [kind, group] : s.failures_by_kind)
+      out += fmt::format("  {:>5}  {:<12}  {}\n", group.count, kind, group.first_error);
+  }
   if (!s.failures_by_reason.empty()) {
     out += "\nfailed trials by reason\n";
     for (const auto& [reason, n] : s.failures_by_reason) out += fmt::format("  {:>5}  {}\n", n, reason);
@@ -196,6 +209,7 @@ std::string summary_json(const CampaignSummary& s, std::size_t top_k) {
                    {"rolled_back", s.count(CandidateStatus::rolled_back)},
                    {"explored", s.count(CandidateStatus::explored)},
                    {"explore_failed", s.count(CandidateStatus::explore_failed)},
+                   {"build_failed", s.count(CandidateStatus::build_failed)},
                    {"pending", s.count(CandidateStatus::pending)},
                    {"trials", s.trials},
                    {"failed_trials", s.failed_trials},
@@ -248,6 +262,12 @@ std::string summary_json(const CampaignSummary& s, std::size_t top_k) {
                        {"runs", s.provenance.size()},
                        {"commits", commits}};
   }
+  j["failures_by_kind"] = nlohmann::json::object();
+  for (const auto& [kind, group] : s.failures_by_kind)
+    j["failures_by_kind"][kind] = {{"count", group.count}, {"first_error", group.first_error}};
+  j["build_failed"] = nlohmann::json::array();
+  for (const auto& c : s.candidates)
+    if (c.status == CandidateStatus::build_failed) j["build_failed"].push_back(candidate_json(c, info));
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 

@@ -17,6 +17,7 @@
 //    highest confirmed ratio; when none is, the baseline itself if it is eligible. So a
 //    candidate never beats the baseline on a median alone. With confirmation off, or without a
 //    baseline, the eligible candidate with the best objective.
+//  - A candidate whose latest build trial is not ok is build_failed, whatever else is recorded.
 //  - verified: every evaluate shard recorded and ok. rolled_back: some shard recorded and not ok.
 //  - With a test gate (CampaignInfo::test_gate), the gate's verdict is one more required evaluate
 //    trial, at index `shards`, so a candidate is not verified between its last shard and its
@@ -37,7 +38,8 @@
 
 namespace flotilla::results {
 
-enum class CandidateStatus { pending, explore_failed, explored, verified, rolled_back };
+// build_failed: its build (a build trial) did not succeed, so it was never explored.
+enum class CandidateStatus { pending, explore_failed, explored, verified, rolled_back, build_failed };
 std::string_view to_string(CandidateStatus status);
 
 // A candidate's confirmation against its reference, as its pairs say.
@@ -96,11 +98,24 @@ struct CampaignSummary {
   std::size_t failed_trials = 0;
   std::map<std::string, std::size_t> failures_by_reason;
   std::vector<RunProvenance> provenance;       // one per run that recorded it (Provenance.h)
+  // Failed trials grouped by failure_kind(), with the first error line of the first of each.
+  struct FailureGroup {
+    std::size_t count = 0;
+    std::string first_error;
+  };
+  std::map<std::string, FailureGroup> failures_by_kind;
   std::size_t count(CandidateStatus status) const;
   std::size_t confirmed_count(stats::Verdict verdict) const;
   // Candidates with an objective, best first (verified and explored; rolled-back excluded).
   std::vector<std::size_t> ranking() const;
 };
+
+// What kind of failure a failed trial is: "build" (build_failed), "timeout", "verification" (an
+// evaluate trial) or "crash" (any other failed run). The same words as search::Failure.
+std::string_view failure_kind(const TrialRecord& trial);
+// The line of a failed trial that says what went wrong: the first line of its output tail that
+// holds "error" (a compiler's first error), else its reason.
+std::string first_error_line(const TrialRecord& trial);
 
 CampaignSummary summarize(const CampaignInfo& campaign, const std::vector<CandidateRecord>& candidates,
                           const std::vector<TrialRecord>& trials);

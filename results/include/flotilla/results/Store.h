@@ -34,9 +34,11 @@ inline constexpr int kSchemaVersion = 2;
 inline constexpr int kOldestReadableSchema = 1;
 
 // explore: a benchmark repeat; evaluate: a test shard (or a suite's verdict / re-run);
-// confirm: one interleaved pair of a confirmation (docs/verdicts.md); warmup: a discarded run.
-enum class TrialKind : std::int8_t { explore = 0, evaluate = 1, confirm = 2, warmup = 3 };
-enum class TrialStatus : std::int8_t { ok = 0, failed = 1, timeout = 2, cancelled = 3 };
+// confirm: one interleaved pair of a confirmation (docs/verdicts.md); warmup: a discarded run;
+// build: the candidate's build (build.command, docs/build.md), index 0, before any explore run.
+// build_failed is the status of a build that did not succeed (exit code, signal or timeout).
+enum class TrialKind : std::int8_t { explore = 0, evaluate = 1, confirm = 2, warmup = 3, build = 4 };
+enum class TrialStatus : std::int8_t { ok = 0, failed = 1, timeout = 2, cancelled = 3, build_failed = 4 };
 
 std::string_view to_string(TrialKind kind);
 std::string_view to_string(TrialStatus status);
