@@ -28,6 +28,7 @@
 #include "flotilla/scheduler/Ingest.h"
 #include "flotilla/scheduler/Planning.h"
 #include "flotilla/search/Strategy.h"
+#include "BuildStage.h"
 #include "Progress.h"
 #include "Provenance.h"
 #include "SuiteStage.h"
@@ -71,7 +72,7 @@ class CampaignRunner {
   CampaignRunner(const Settings& s, const RunOptions& o, std::ostream& out, std::ostream& err)
       : m_s(s), m_o(o), m_out(out), m_err(err), m_progress(err, o.live_progress), m_suite(s, o.path_prepend, [this](std::int64_t id) {
           return task_values(id, results::TrialKind::evaluate, 0);
-        }) {
+        }), m_builds(s, o.path_prepend, campaign_tag(s)) {
     jobs::SlurmResources slurm{.client = s.slurm.client, .shape = s.slurm.explore,
                                .stages = {{"explore", s.slurm.explore}, {"evaluate", s.slurm.evaluate}},
                                .workdir = s.slurm.jobs_dir, .job_prefix = s.name, .max_attempts = s.max_attempts,
@@ -190,8 +191,7 @@ class CampaignRunner {
                         results::provenance_detail(probe_provenance(m_s, {m_s.explore_command, m_s.evaluate_command}))});
     // Replay: the strategy learns every recorded candidate, in the order they were proposed.
     auto summary = summarize();
-    for (const auto& c : summary.candidates)
-      m_strategy->tell(m_configs[static_cast<std::size_t>(c.record.id)], told_value(c));
+    for (const auto& c : summary.candidates) tell(c);
     if (m_candidates.empty() && m_s.baseline)
       add_candidates(0, {m_s.space.parse_configuration(*m_s.baseline)}, "baseline");
     m_suite.set_reference(&*m_store, baseline_id());
@@ -202,6 +202,13 @@ class CampaignRunner {
 
   static std::optional<double> told_value(const results::CandidateSummary& c) {
     return c.status == results::CandidateStatus::rolled_back ? std::nullopt : c.objective;
+  }
+
+  // A candidate's outcome to the strategy; a failed build says so (search::Failure).
+  void tell(const results::CandidateSummary& c) {
+    const auto& config = m_configs[static_cast<std::size_t>(c.record.id)];
+    if (c.status == results::CandidateStatus::build_failed) m_strategy->tell_failure(config, search::Failure::build);
+    else m_strategy->tell(config, told_value(c));
   }
 
   results::CampaignSummary summarize() const { return results::summarize(m_store->campaign(), m_candidates, m_trials); }
@@ -248,6 +255,7 @@ class CampaignRunner {
     // gate = all on Slurm: the round's evaluations do not depend on the explore results, so they
     // are submitted with the explore job and start when it completes (afterok), without a round
     // trip through the scheduler. Evaluations of a candidate whose exploration failed are dropped.
+    run_builds(round, ids);
     const bool pipelined =
         m_backend->capabilities().dependencies && m_s.gate.kind == Gate::Kind::all && !m_s.evaluate_command.empty();
     if (pipelined) {
@@ -265,7 +273,7 @@ class CampaignRunner {
     std::vector<results::CandidateSummary> in_round;
     for (auto id : ids) {
       in_round.push_back(summary.candidates[static_cast<std::size_t>(id)]);
-      m_strategy->tell(m_configs[static_cast<std::size_t>(id)], told_value(in_round.back()));
+      tell(in_round.back());
     }
     if (m_s.evaluate_command.empty()) {
       confirm_round(round);
@@ -298,6 +306,30 @@ class CampaignRunner {
     record_decisions(ids);  // a decision a killed run recorded no event for
     confirm_round(round);
     return {};
+  }
+
+  // The build stage (BuildStage.h): the round's candidates are built, once per build key, before
+  // any of their tasks is submitted; each build trial is recorded as soon as it is known.
+  void run_builds(int round, const std::vector<std::int64_t>& ids) {
+    if (!m_builds.active()) return;
+    m_progress.update(progress(round, "build"));
+    m_builds.run(
+        ids, m_trials, [this](std::int64_t id) { return parameter_values(id); },
+        [this](results::TrialRecord t) {
+          if (m_store->add_trial(t)) m_trials.push_back(std::move(t));
+        },
+        [this] { return g_stop || stop_requested(); });
+    if (g_stop || stop_requested()) obey_stop();
+    m_progress.update(progress(round, "build"), true);
+  }
+
+  // Whether the candidate's build is recorded as failed: none of its tasks runs.
+  bool build_failed(std::int64_t id) const {
+    const results::TrialRecord* latest = nullptr;
+    for (const auto& t : m_trials)
+      if (t.candidate == id && t.kind == results::TrialKind::build && (!latest || t.attempt >= latest->attempt))
+        latest = &t;
+    return latest && latest->status != results::TrialStatus::ok;
   }
 
   std::vector<results::CandidateSummary> summarize_ids(const std::vector<std::int64_t>& ids) const {
@@ -451,7 +483,8 @@ class CampaignRunner {
         m_store->add_event({now_seconds(), "rolled_back", fmt::format("candidate {}: {}", id, c.reason)});
         // The replay on resume told the strategy of rollbacks already recorded; only one this
         // run saw happen is news to it.
-        if (m_ran_evaluate.contains(id)) m_strategy->tell(m_configs[static_cast<std::size_t>(id)], std::nullopt);
+        if (m_ran_evaluate.contains(id))
+          m_strategy->tell_failure(m_configs[static_cast<std::size_t>(id)], search::Failure::verification);
       }
     }
   }
@@ -474,6 +507,7 @@ class CampaignRunner {
     for (const auto& part : parts)
       for (auto id : part.ids) {
         if (part.kind == results::TrialKind::evaluate && explore_outcome(id) == false) continue;
+        if (build_failed(id)) continue;  // never explored, never evaluated
         // Warm-ups first: the local backend starts tasks in submission order.
         if (part.kind == results::TrialKind::explore)
           for (int index : missing_indices(recorded[static_cast<std::size_t>(id)], results::TrialKind::warmup, m_s.warmup))
@@ -515,12 +549,19 @@ class CampaignRunner {
     throw Interrupted{};
   }
 
-  std::map<std::string, std::string, std::less<>> task_values(std::int64_t id, results::TrialKind kind,
-                                                               int index) const {
+  // The candidate's parameter values, as the build key names them.
+  std::map<std::string, std::string, std::less<>> parameter_values(std::int64_t id) const {
     std::map<std::string, std::string, std::less<>> values;
     const auto& config = m_configs[static_cast<std::size_t>(id)];
     for (std::size_t i = 0; i < config.size(); ++i)
       values[m_s.space.parameters()[i].name] = m_s.space.parameters()[i].format(config[i]);
+    return values;
+  }
+
+  std::map<std::string, std::string, std::less<>> task_values(std::int64_t id, results::TrialKind kind,
+                                                               int index) const {
+    auto values = parameter_values(id);
+    if (m_builds.active()) values["build_dir"] = m_builds.folder(values).string();
     values["candidate"] = std::to_string(id);
     const bool explore = kind == results::TrialKind::explore;
     values[explore ? "repeat" : "shard"] = std::to_string(index);
@@ -797,6 +838,7 @@ class CampaignRunner {
   bool m_speculative = false;               // evaluations run alongside their explorations (pipelined)
   std::vector<jobs::TaskResult> m_held;     // speculative evaluations whose exploration is not in yet
   SuiteStage m_suite;                       // per-test outcomes and the test gate (evaluate.suite)
+  BuildStage m_builds;                      // builds once per build key (build.command)
 };
 
 }  // namespace

@@ -37,6 +37,15 @@ const std::vector<OptionDecl>& option_table() {
        "of the time, and the [space] parameters that tune it (repeatable)"},
       {"space.param", "", true, true, "NAME: int|real|enum|ordinal: VALUES (repeatable)"},
       {"space.constraint", "", false, true, "expression over parameters that must hold (repeatable)"},
+      // The build stage (docs/build.md): code variants compiled per candidate, once per build key.
+      {"build.command", "", false, false,
+       "build command run before a candidate is explored (no shell; {param} and {build_dir}, the build's own "
+       "folder); one build per distinct command text with the values of the parameters it names"},
+      {"build.timeout", "10m", false, false, "per-build limit (ms, s, m, h; 0 = none)"},
+      {"build.parallel", "0", false, false, "builds at a time, on the host flotilla runs on (0: its CPUs)"},
+      {"build.dir", "", false, false,
+       "where the build folders go (default: RESULTS.builds beside the results file); on Slurm it must be on a file "
+       "system the nodes share"},
       {"explore.command", "", true, false, "benchmark command; {param} is replaced by its value"},
       {"explore.env", "", false, true,
        "NAME=VALUE set in the benchmark's environment; VALUE is a template like the command's ({param}); no shell "

@@ -100,6 +100,8 @@ std::optional<std::string> baseline_failure(const results::CampaignSummary& summ
   const auto& baseline = summary.candidates[*summary.baseline];
   const auto because = baseline.reason.empty() ? std::string() : ": " + baseline.reason;
   switch (baseline.status) {
+    case results::CandidateStatus::build_failed:
+      return fmt::format("the baseline ({}) failed to build{}", baseline.record.config, because);
     case results::CandidateStatus::explore_failed:
       return fmt::format("the baseline ({}) failed to explore{}", baseline.record.config, because);
     case results::CandidateStatus::rolled_back:

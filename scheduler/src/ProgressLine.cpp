@@ -90,7 +90,7 @@ void fill_from_summary(ProgressState& s, const results::CampaignSummary& summary
   s.finished = finished_candidates(summary);
   s.verified = summary.count(CandidateStatus::verified);
   s.rolled_back = summary.count(CandidateStatus::rolled_back);
-  s.failed = summary.count(CandidateStatus::explore_failed);
+  s.failed = summary.count(CandidateStatus::explore_failed) + summary.count(CandidateStatus::build_failed);
   s.verifies = summary.campaign.shards > 0;
   s.best_verified = s.best_explored = std::nullopt;
   const auto winner = summary.best ? summary.candidates[*summary.best].objective : std::nullopt;

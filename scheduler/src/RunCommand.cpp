@@ -48,6 +48,7 @@ int run_command(const std::vector<std::string>& args) {
     else overrides.push_back(args[i]);
   }
   auto settings = scheduler::load_settings(args[0], overrides);
+  for (const auto& warning : settings.warnings) std::cerr << "warning: " << warning << '\n';
   struct sigaction sa {};
   sa.sa_handler = on_signal;
   sigaction(SIGINT, &sa, nullptr);

@@ -40,7 +40,8 @@ std::string unknown_key_message(const std::string& key) {
 
 // A command's comment that holds a placeholder: almost surely a '#' meant for the command.
 void check_comment(const IniEntry& entry, const std::string& where) {
-  static constexpr std::string_view commands[] = {"explore.command", "evaluate.command", "evaluate.list"};
+  static constexpr std::string_view commands[] = {"build.command", "explore.command", "evaluate.command",
+                                                  "evaluate.list"};
   if (std::find(std::begin(commands), std::end(commands), entry.key) == std::end(commands)) return;
   const auto open = entry.comment.find('{');
   if (open == std::string::npos || entry.comment.find('}', open) == std::string::npos) return;
@@ -133,6 +134,16 @@ Settings load_settings(const std::filesystem::path& file, const std::vector<std:
                                   "#SBATCH lines cannot carry: set [resources] jobs_dir",
                                   display, std::filesystem::absolute(settings.slurm.jobs_dir).string()));
   settings.tests_dir = settings.results.string() + ".tests";
+  if (!settings.build_command.empty()) {
+    if (settings.build_root.empty()) settings.build_root = settings.results.string() + ".builds";
+    settings.build_root = std::filesystem::absolute(settings.build_root).lexically_normal();
+    // Builds run on this host and the tasks may run on others: they must see the same folder.
+    if (jobs::backend_renders_job_scripts(settings.backend) && settings.build_root.string().starts_with("/tmp/"))
+      settings.warnings.push_back(fmt::format(
+          "{}: the build folder {} is under /tmp, which the nodes of a Slurm job usually do not share with this host: "
+          "set [build] dir to a shared file system",
+          display, settings.build_root.string()));
+  }
   return settings;
 }
 

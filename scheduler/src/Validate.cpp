@@ -137,7 +137,9 @@ void check_command(Reader& r, const Settings& s, std::string_view key, std::vect
   auto* raw = r.one(key);
   if (!raw || raw->value.empty()) return;
   for (const auto& p : s.space.parameters()) extra.push_back(p.name);
+  if (!s.build_command.empty()) extra.push_back("build_dir");  // every command may use the build
   std::sort(extra.begin(), extra.end());
+  extra.erase(std::unique(extra.begin(), extra.end()), extra.end());
   auto dot = key.find('.');
   try {
     for (const auto& name : jobs::placeholders(raw->value))
@@ -152,6 +154,7 @@ void check_command(Reader& r, const Settings& s, std::string_view key, std::vect
 std::vector<std::pair<std::string, std::string>> read_env(Reader& r, const Settings& s, std::string_view key,
                                                           std::vector<std::string> known) {
   for (const auto& p : s.space.parameters()) known.push_back(p.name);
+  if (!s.build_command.empty()) known.push_back("build_dir");
   std::sort(known.begin(), known.end());
   const auto dot = key.find('.');
   std::vector<std::pair<std::string, std::string>> env;
@@ -491,6 +494,15 @@ Settings validate(RawValues raw, const std::string& display) {
   s.shards = static_cast<int>(r.integer("evaluate.shards", 1, 1'000'000));
   s.evaluate_timeout = r.duration("evaluate.timeout");
   s.gate = read_gate(r);
+  // The build first: its {build_dir} is then known to every other command. A build names no
+  // {candidate}, so candidates that differ only in what it does not name share one build.
+  check_command(r, s, "build.command", {"build_dir"});
+  s.build_command = r.text("build.command");
+  s.build_timeout = r.duration("build.timeout");
+  s.build_parallel = static_cast<unsigned>(r.integer("build.parallel", 0, 4096));
+  s.build_root = r.text("build.dir");
+  if (auto* dir = r.one("build.dir"); dir && s.build_command.empty())
+    bad(*dir, "build.dir", "needs [build] command");
   check_command(r, s, "explore.command", {"candidate", "repeat"});
   s.explore_env = read_env(r, s, "explore.env", {"candidate", "repeat"});
   s.evaluate_env = read_env(r, s, "evaluate.env", {"candidate", "shard", "shards"});
@@ -570,6 +582,8 @@ std::string Settings::fingerprint() const {
       "explore.repeats = {}\nevaluate.command = {}\nevaluate.shards = {}\nevaluate.gate = {}\n",
       objective, maximize ? "maximize" : "minimize", baseline.value_or(""), space.fingerprint(), explore_command,
       repeats, evaluate_command, shards, gate.text()) +
+         // Only campaigns with a build stage name it, so other campaigns' files still resume.
+         (build_command.empty() ? std::string() : fmt::format("build.command = {}\n", build_command)) +
          // A confirmation's pairs stopped at this rule's looks: another rule would read them differently.
          (confirm ? fmt::format("confirm.confidence = {}\nconfirm.min_effect = {}\nconfirm.max_pairs = {}\n",
                                 confirm_confidence, confirm_min_effect, confirm_max_pairs)

@@ -100,6 +100,9 @@ TEST(Stop, ABaselineThatFailedToExploreOrVerifyStopsTheCampaign) {
   EXPECT_EQ(baseline_failure(summary), "the baseline (x=0) failed verification: shard 1/3: exit code 1");
   summary.candidates[0].reason.clear();
   EXPECT_EQ(baseline_failure(summary), "the baseline (x=0) failed verification");
+  summary.candidates[0].status = CandidateStatus::build_failed;
+  summary.candidates[0].reason = "k.cpp:3:1: error: expected ';'";
+  EXPECT_EQ(baseline_failure(summary), "the baseline (x=0) failed to build: k.cpp:3:1: error: expected ';'");
 }
 
 TEST(CandidateStatusRules, MedianVerifiedAndRolledBack) {

@@ -239,6 +239,7 @@ const char* bar_color(const results::TimelineBar& b) {
     case TrialKind::evaluate: return kGreen;
     case TrialKind::confirm: return kPurple;
     case TrialKind::warmup: return kLightGrey;
+    case TrialKind::build: return kGrey;
   }
   return kBlue;
 }

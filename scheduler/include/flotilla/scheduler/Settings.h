@@ -61,6 +61,16 @@ struct Settings {
 
   search::Space space;
 
+  // [build] (docs/build.md): a candidate's code variant is built before it is explored, once per
+  // distinct build key (Builds.h), in its own folder under build_root, given to every command
+  // as {build_dir}. Builds run on this host, build_parallel at a time (0: its CPUs).
+  std::string build_command;             // empty: no build stage
+  std::chrono::milliseconds build_timeout{600'000};
+  unsigned build_parallel = 0;
+  std::filesystem::path build_root;      // absolute; default RESULTS.builds
+  // Said once before the campaign runs, not errors (e.g. a build folder the nodes may not share).
+  std::vector<std::string> warnings;
+
   std::string explore_command;
   int repeats = 3;
   int max_repeats = 6;                   // adaptive repeats stop here (docs/verdicts.md)

@@ -1,0 +1,105 @@
+// BuildStage.cpp — the build stage's I/O: folders and build processes (BuildStage.h).
+#include "BuildStage.h"
+
+#include <fmt/format.h>
+
+#include "flotilla/jobs/Command.h"
+#include "flotilla/scheduler/Builds.h"
+#include "flotilla/scheduler/Ingest.h"
+
+namespace flotilla::scheduler {
+namespace {
+
+// The latest build trial of each candidate.
+std::map<std::int64_t, const results::TrialRecord*> latest_builds(const std::vector<results::TrialRecord>& trials) {
+  std::map<std::int64_t, const results::TrialRecord*> latest;
+  for (const auto& t : trials)
+    if (t.kind == results::TrialKind::build) {
+      auto& slot = latest[t.candidate];
+      if (!slot || t.attempt >= slot->attempt) slot = &t;
+    }
+  return latest;
+}
+
+// A build's outcome as a candidate's build trial: anything but success is build_failed.
+results::TrialRecord build_trial(const jobs::TaskResult& r, const BuildNeed& need, std::int64_t built_by) {
+  auto t = *to_trial_record(r);
+  t.candidate = need.candidate;
+  t.kind = results::TrialKind::build;
+  t.index = 0;
+  t.attempt = need.attempt;
+  if (t.status != results::TrialStatus::ok) {
+    t.status = results::TrialStatus::build_failed;
+    t.reason = "build failed: " + (r.reason.empty() ? "no reason given" : r.reason);
+  }
+  t.metrics.push_back({"built_by", static_cast<double>(built_by)});
+  return t;
+}
+
+}  // namespace
+
+BuildStage::BuildStage(const Settings& settings, std::vector<std::filesystem::path> path_prepend,
+                       std::string campaign_tag)
+    : m_s(settings), m_path_prepend(std::move(path_prepend)), m_campaign_tag(std::move(campaign_tag)) {}
+
+std::filesystem::path BuildStage::folder(const Values& values) const {
+  return m_s.build_root / build_folder_name(build_key(m_s.build_command, values));
+}
+
+void BuildStage::run(const std::vector<std::int64_t>& ids, const std::vector<results::TrialRecord>& trials,
+                     const std::function<Values(std::int64_t)>& values_of,
+                     const std::function<void(results::TrialRecord)>& record, const std::function<bool()>& stopping) {
+  if (!active()) return;
+  const auto latest = latest_builds(trials);
+  const auto key_of = [&](std::int64_t id) { return build_key(m_s.build_command, values_of(id)); };
+  const auto usable = [&](const results::TrialRecord& t) {
+    return t.status != results::TrialStatus::ok ||
+           std::filesystem::is_directory(m_s.build_root / build_folder_name(key_of(t.candidate)));
+  };
+  // What is recorded and still holds, by key; and who still needs a build.
+  std::map<std::string, KnownBuild> known;
+  for (const auto& [id, t] : latest)
+    if (usable(*t)) known.try_emplace(key_of(id), KnownBuild{id, t->status == results::TrialStatus::ok});
+  std::vector<BuildNeed> needs;
+  for (auto id : ids) {
+    auto it = latest.find(id);
+    if (it != latest.end() && usable(*it->second)) continue;
+    needs.push_back({id, key_of(id), it == latest.end() ? 0 : it->second->attempt + 1});
+  }
+  const auto plan = plan_builds(needs, known);
+  for (const auto& shared : plan.shared) {
+    auto t = *latest.at(shared.from);
+    t.candidate = shared.need.candidate;
+    t.attempt = shared.need.attempt;
+    std::erase_if(t.metrics, [](const auto& m) { return m.name == "built_by"; });
+    t.metrics.push_back({"built_by", static_cast<double>(shared.from)});
+    record(std::move(t));
+  }
+  if (plan.run.empty()) return;
+
+  auto backend = jobs::make_backend({.name = "local", .slots = m_s.build_parallel, .pin = false,
+                                     .path_prepend = m_path_prepend, .campaign_tag = m_campaign_tag});
+  std::vector<jobs::TaskSpec> specs;
+  for (std::size_t i = 0; i < plan.run.size(); ++i) {
+    const auto& first = plan.run[i].candidates.front();
+    auto values = values_of(first.candidate);
+    const auto dir = folder(values);
+    // A folder without a recorded success is what a killed or failed build left: start afresh.
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    values["build_dir"] = dir.string();
+    specs.push_back({.id = i, .argv = jobs::render_argv(m_s.build_command, values), .timeout = m_s.build_timeout,
+                     .workdir = m_s.workdir, .attempt = first.attempt});
+  }
+  backend->submit(std::move(specs));
+  while (backend->queued() + backend->running() > 0) {
+    if (stopping()) backend->cancel_all();
+    for (const auto& r : backend->collect(std::chrono::milliseconds(200))) {
+      if (r.status == jobs::TaskStatus::cancelled) continue;  // not a result: built again on resume
+      const auto& build = plan.run[r.id];
+      for (const auto& need : build.candidates) record(build_trial(r, need, build.candidates.front().candidate));
+    }
+  }
+}
+
+}  // namespace flotilla::scheduler

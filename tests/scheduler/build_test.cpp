@@ -1,0 +1,141 @@
+// The build stage's pure decisions (Builds.h) and its settings: keys, folder names, one build per
+// key, and the exact errors a [build] section can give.
+#include <unistd.h>
+
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "flotilla/scheduler/Builds.h"
+#include "flotilla/scheduler/Settings.h"
+
+using namespace flotilla::scheduler;
+
+namespace {
+
+using Values = std::map<std::string, std::string, std::less<>>;
+
+TEST(BuildKey, NamesOnlyTheParametersTheCommandUses) {
+  const std::string command = "c++ -O{opt} -DBLOCK={block} -o {build_dir}/kernel kernel.cpp";
+  const auto a = build_key(command, {{"opt", "2"}, {"block", "32"}, {"threads", "4"}, {"build_dir", "/x"}});
+  EXPECT_EQ(a, command + "\nblock=32\nopt=2\n");
+  // A parameter the build does not name (threads) and the folder itself change nothing.
+  EXPECT_EQ(a, build_key(command, {{"opt", "2"}, {"block", "32"}, {"threads", "8"}, {"build_dir", "/y"}}));
+  EXPECT_NE(a, build_key(command, {{"opt", "3"}, {"block", "32"}, {"threads", "4"}}));
+  // The command's text is part of the key: another command never shares a build.
+  EXPECT_NE(a, build_key(command + " -g", {{"opt", "2"}, {"block", "32"}}));
+}
+
+TEST(BuildKey, FolderNameIsAStableHash) {
+  EXPECT_EQ(build_folder_name(""), "cbf29ce484222325");  // FNV-1a 64 of nothing: its offset basis
+  EXPECT_EQ(build_folder_name("a"), "af63dc4c8601ec8c");
+  EXPECT_NE(build_folder_name("cc\nopt=2\n"), build_folder_name("cc\nopt=3\n"));
+  EXPECT_EQ(build_folder_name("cc\nopt=2\n").size(), 16u);
+}
+
+TEST(BuildPlan, OneBuildPerKeyFromSeveralCandidates) {
+  const auto plan = plan_builds({{1, "k1", 0}, {2, "k2", 0}, {3, "k1", 0}, {4, "k1", 1}}, {});
+  ASSERT_EQ(plan.run.size(), 2u);
+  EXPECT_EQ(plan.run[0].key, "k1");
+  EXPECT_EQ(plan.run[0].candidates, (std::vector<BuildNeed>{{1, "k1", 0}, {3, "k1", 0}, {4, "k1", 1}}));
+  EXPECT_EQ(plan.run[1].key, "k2");
+  EXPECT_EQ(plan.run[1].candidates, (std::vector<BuildNeed>{{2, "k2", 0}}));
+  EXPECT_TRUE(plan.shared.empty());
+}
+
+TEST(BuildPlan, AKnownBuildIsSharedNeverRunAgain) {
+  // k1 built for candidate 0 (succeeded, folder still there); k2's build failed for candidate 5.
+  const auto plan = plan_builds({{1, "k1", 0}, {2, "k2", 0}, {3, "k3", 0}},
+                                {{"k1", KnownBuild{0, true}}, {"k2", KnownBuild{5, false}}});
+  ASSERT_EQ(plan.run.size(), 1u);
+  EXPECT_EQ(plan.run[0].key, "k3");
+  ASSERT_EQ(plan.shared.size(), 2u);
+  EXPECT_EQ(plan.shared[0].need.candidate, 1);
+  EXPECT_EQ(plan.shared[0].from, 0);
+  EXPECT_EQ(plan.shared[1].need.candidate, 2);
+  EXPECT_EQ(plan.shared[1].from, 5);
+}
+
+const char* kBuild = R"([intent]
+objective = gflops
+baseline = opt=2 block=32
+[space]
+param = opt: int: 0,2,3
+param = block: int: 16,32
+[build]
+command = c++ -O{opt} -DBLOCK={block} -o {build_dir}/kernel kernel.cpp
+[explore]
+command = {build_dir}/kernel --block {block}
+[evaluate]
+command = {build_dir}/kernel --check
+)";
+
+class BuildSettingsTest : public ::testing::Test {
+ protected:
+  void TearDown() override { std::filesystem::remove_all(m_dir); }
+  std::string error_of(const std::string& text, const std::vector<std::string>& overrides = {}) {
+    try {
+      load(text, overrides);
+    } catch (const ConfigError& e) {
+      return e.what();
+    }
+    return "no error";
+  }
+  Settings load(const std::string& text, const std::vector<std::string>& overrides = {}) {
+    std::filesystem::create_directories(m_dir);
+    const auto path = m_dir / "b.ini";
+    std::ofstream(path) << text;
+    return load_settings(path, overrides);
+  }
+  static std::string replace(std::string text, const std::string& from, const std::string& to) {
+    auto pos = text.find(from);
+    EXPECT_NE(pos, std::string::npos) << from;
+    return text.replace(pos, from.size(), to);
+  }
+  const std::filesystem::path m_dir =
+      std::filesystem::temp_directory_path() / ("flotilla_build_test." + std::to_string(::getpid()));
+};
+
+TEST_F(BuildSettingsTest, ReadsTheBuildSection) {
+  auto s = load(kBuild, {"--build.timeout=90s", "--build.parallel=3", "--build.dir=/data/builds"});
+  EXPECT_EQ(s.build_command, "c++ -O{opt} -DBLOCK={block} -o {build_dir}/kernel kernel.cpp");
+  EXPECT_EQ(s.build_timeout, std::chrono::seconds(90));
+  EXPECT_EQ(s.build_parallel, 3u);
+  EXPECT_EQ(s.build_root, "/data/builds");
+  EXPECT_NE(s.fingerprint().find("build.command = c++ -O{opt}"), std::string::npos);
+  // Defaults: ten minutes, the CPUs, RESULTS.builds.
+  auto d = load(kBuild);
+  EXPECT_EQ(d.build_timeout, std::chrono::minutes(10));
+  EXPECT_EQ(d.build_parallel, 0u);
+  EXPECT_EQ(d.build_root, std::filesystem::absolute("b.h5.builds"));
+  EXPECT_TRUE(d.warnings.empty());
+}
+
+TEST_F(BuildSettingsTest, PlaceholderErrorsNameFileLineAndKey) {
+  EXPECT_EQ(error_of(replace(kBuild, "-DBLOCK={block}", "-DBLOCK={blok}")),
+            "b.ini:8: [build] command: unknown placeholder {blok} (known: block, build_dir, opt)");
+  // A build is per key, not per candidate.
+  EXPECT_EQ(error_of(replace(kBuild, "kernel.cpp\n", "kernel.cpp {candidate}\n")),
+            "b.ini:8: [build] command: unknown placeholder {candidate} (known: block, build_dir, opt)");
+  // Without a build, no command has a {build_dir}.
+  EXPECT_EQ(error_of(replace(kBuild, "[build]\ncommand = c++ -O{opt} -DBLOCK={block} -o {build_dir}/kernel kernel.cpp\n", "")),
+            "b.ini:8: [explore] command: unknown placeholder {build_dir} (known: block, candidate, opt, repeat)");
+  EXPECT_EQ(error_of(kBuild, {"--build.timeout=soon"}),
+            "command line: [build] timeout: 'soon' is not a duration (e.g. 500ms, 20s, 2m, 1h; 0 = none)");
+  EXPECT_EQ(error_of(replace(kBuild, "[build]\ncommand = c++ -O{opt} -DBLOCK={block} -o {build_dir}/kernel kernel.cpp\n",
+                             "[build]\ndir = /data\n")),
+            "b.ini:8: [build] dir: '/data' needs [build] command");
+  EXPECT_EQ(error_of(replace(kBuild, "kernel.cpp\n", "kernel.cpp # {opt}\n")),
+            "b.ini:8: [build] command: the comment after '#' holds a placeholder ('{opt}'): a '#' after a blank "
+            "starts a comment; write \\# if it belongs to the command");
+}
+
+TEST_F(BuildSettingsTest, WarnsOfABuildFolderTheNodesMayNotShare) {
+  auto s = load(kBuild, {"--resources.backend=slurm", "--build.dir=/tmp/builds"});
+  ASSERT_EQ(s.warnings.size(), 1u);
+  EXPECT_EQ(s.warnings[0], "b.ini: the build folder /tmp/builds is under /tmp, which the nodes of a Slurm job usually "
+                           "do not share with this host: set [build] dir to a shared file system");
+  EXPECT_TRUE(load(kBuild, {"--build.dir=/tmp/builds"}).warnings.empty());  // local: one host
+}
+
+}  // namespace
