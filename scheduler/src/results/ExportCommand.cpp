@@ -56,7 +56,8 @@ Sheet candidate_sheet(const results::CampaignSummary& s) {
   return sheet;
 }
 
-Sheet trial_sheet(const std::vector<results::TrialRecord>& trials) {
+// --with-output adds each trial's output tail (a compiler's errors, a crash's last lines).
+Sheet trial_sheet(const std::vector<results::TrialRecord>& trials, bool with_output) {
   Sheet sheet{.columns = {"row", "candidate", "kind", "index", "attempt", "status", "start", "end", "duration_s",
                           "exit_code", "objective", "reason", "rank", "host", "device", "cores", "slurm_job"}};
   std::set<std::string> names;
@@ -64,6 +65,7 @@ Sheet trial_sheet(const std::vector<results::TrialRecord>& trials) {
     for (const auto& m : t.metrics) names.insert(m.name);
   std::vector<std::string> metrics(names.begin(), names.end());
   for (const auto& m : metrics) sheet.columns.push_back("metric." + m);
+  if (with_output) sheet.columns.push_back("output_tail");
   for (std::size_t r = 0; r < trials.size(); ++r) {
     const auto& t = trials[r];
     const auto place = results::place_of(t);
@@ -88,6 +90,7 @@ Sheet trial_sheet(const std::vector<results::TrialRecord>& trials) {
       auto it = std::find_if(t.metrics.begin(), t.metrics.end(), [&](const auto& x) { return x.name == m; });
       row.push_back(it == t.metrics.end() ? nlohmann::json(nullptr) : value_or_null(it->value));
     }
+    if (with_output) row.push_back(t.output_tail);
     sheet.rows.push_back(std::move(row));
   }
   return sheet;
@@ -144,12 +147,13 @@ int run_export(const po::variables_map& vm, const std::vector<std::string>& file
   const auto format = vm.count("json") ? std::string("json") : vm["format"].as<std::string>();
   const auto table = vm["table"].as<std::string>();
   if (format != "csv" && format != "json") throw po::error("--format must be csv or json, not '" + format + "'");
+  if (vm.count("with-output") && table != "trials") throw po::error("--with-output needs --table trials");
   if (table != "candidates" && table != "trials" && table != "events")
     throw po::error("--table must be candidates, trials or events, not '" + table + "'");
   // The note goes to stderr either way, so it never lands inside the exported data.
   auto c = load_campaign(files[0], false);
   const Sheet sheet = table == "candidates" ? candidate_sheet(c.summary)
-                      : table == "trials"   ? trial_sheet(c.trials)
+                      : table == "trials"   ? trial_sheet(c.trials, vm.count("with-output") > 0)
                                             : event_sheet(c.events);
   std::ofstream file;
   if (vm.count("output")) {
@@ -169,7 +173,7 @@ int run_export(const po::variables_map& vm, const std::vector<std::string>& file
 }  // namespace
 
 const Subcommand kExport{.name = "export",
-                         .synopsis = "FILE.h5 [--table T] [--format csv|json] [-o F]",
+                         .synopsis = "FILE.h5 [--table T] [--format csv|json] [--with-output] [-o F]",
                          .what = "candidates, trials or events as CSV or JSON",
                          .add_options =
                              [](po::options_description& o) {
@@ -177,7 +181,8 @@ const Subcommand kExport{.name = "export",
                                                "candidates, trials or events")(
                                    "format", po::value<std::string>()->default_value("csv"),
                                    "csv or json (--json: json)")("output,o", po::value<std::string>(),
-                                                                 "write to this file instead of standard output");
+                                                                 "write to this file instead of standard output")(
+                                   "with-output", "--table trials: add each trial's output tail (its last 1023 bytes)");
                              },
                          .run = run_export};
 
