@@ -1,0 +1,101 @@
+#!/usr/bin/python3
+"""check_build_stage.py FLOTILLA BUILD_STAGE.INI WORKDIR [OVERRIDE...] — the build stage end to end
+(docs/build.md); the overrides go to every run (--resources.backend=slurm runs it on Slurm).
+
+build_stage.ini builds variant v (good1, good2, broken) and not x, appending each build to
+builds.log in the working directory.
+1. A campaign in which v=broken fails to build: its two candidates are build_failed with the
+   compiler's error line, never explored, counted in the budget; the campaign goes on and the
+   winner is another; the 6 candidates cost 3 builds (candidates that share a key build once).
+2. `flotilla results summary` groups the failure by kind with its first error line; `export
+   --table trials --with-output` carries the build's output tail.
+3. Resumed after it finished: nothing is built again. With one build folder removed: that one
+   build runs again, and only it.
+4. A baseline whose build fails stops the campaign at once with that reason (exit 3); so does a
+   build that times out."""
+import csv
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+flotilla, ini, work, *common = sys.argv[1:]
+shutil.rmtree(work, ignore_errors=True)
+os.makedirs(work)
+
+
+def run(name, *overrides):
+    h5 = os.path.join(work, name + ".h5")
+    p = subprocess.run([flotilla, "run", ini, f"--campaign.results={h5}", f"--campaign.workdir={work}", "--no-live",
+                        *common, *overrides], capture_output=True, text=True, timeout=200)
+    summary = json.loads(subprocess.run([flotilla, "results", "summary", h5, "--json"], check=True,
+                                        capture_output=True, text=True).stdout)
+    return p, summary, h5
+
+
+def expect(ok, what, p):
+    if not ok:
+        sys.exit(f"FAIL: {what}\nexit {p.returncode}\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}")
+    print(f"ok: {what}")
+
+
+def builds():
+    with open(os.path.join(work, "builds.log")) as f:
+        return sorted(f.read().split())
+
+
+ERROR = "v.c:3:1: error: expected ; before return"
+
+# 1. One variant fails to build; the campaign goes on.
+p, s, h5 = run("campaign")
+expect(p.returncode == 0, "the campaign finishes", p)
+expect(s["progress"]["candidates"] == 6 and s["progress"]["build_failed"] == 2,
+       "6 candidates, the 2 with v=broken build_failed", p)
+failed = sorted(c["config"] for c in s["build_failed"])
+expect(failed == ["v=broken x=1", "v=broken x=2"], "the build_failed ones are v=broken", p)
+expect(all(c["reason"] == ERROR and c["repeats"] == 0 for c in s["build_failed"]),
+       "each is reported with the compiler's error line and was never explored", p)
+expect(s["best"]["config"] == "v=good2 x=2" and s["verdict"] == "confirmed faster",
+       "the winner is another candidate, confirmed faster", p)
+expect(builds() == ["broken", "good1", "good2"], "6 candidates, 3 build keys, 3 builds", p)
+
+# 2. The summary and the export.
+text = subprocess.run([flotilla, "results", "summary", h5], check=True, capture_output=True, text=True).stdout
+expect("failures by kind (first error)" in text and f"build         {ERROR}" in text,
+       "the summary groups failures by kind with the first error line", p)
+expect(s["failures_by_kind"]["build"] == {"count": 2, "first_error": ERROR}, "and so does its JSON", p)
+out = subprocess.run([flotilla, "results", "export", h5, "--table", "trials", "--with-output"], check=True,
+                     capture_output=True, text=True).stdout
+rows = [r for r in csv.DictReader(io.StringIO(out)) if r["kind"] == "build"]
+expect(len(rows) == 6, "one build trial per candidate", p)
+broken = [r for r in rows if r["status"] == "build_failed"]
+expect(len(broken) == 2 and all(ERROR in r["output_tail"] and "1 error generated." in r["output_tail"] for r in broken),
+       "export --with-output has the build's output tail", p)
+ran = [r for r in rows if float(r["metric.built_by"]) == float(r["candidate"])]
+expect(len(ran) == 3, "3 build trials ran their build, the other 3 name the candidate whose build they share", p)
+
+# 3. Resume: nothing is built again; a removed folder is built again, alone.
+p, s, _ = run("campaign")
+expect(p.returncode == 0 and "resuming" in p.stderr, "the finished campaign resumes", p)
+expect(builds() == ["broken", "good1", "good2"], "and builds nothing again", p)
+folders = os.path.join(work, "campaign.h5.builds")
+good2 = [d for d in os.listdir(folders)
+         if os.path.exists(os.path.join(folders, d, "rate")) and open(os.path.join(folders, d, "rate")).read().strip() == "2"]
+expect(len(os.listdir(folders)) == 3 and len(good2) == 1, "one folder per build key", p)
+shutil.rmtree(os.path.join(folders, good2[0]))
+p, s, _ = run("campaign")
+expect(p.returncode == 0, "resumed with a build folder gone", p)
+expect(builds() == ["broken", "good1", "good2", "good2"], "only the missing build runs again", p)
+
+# 4. A baseline that fails to build stops the campaign.
+p, s, _ = run("baseline", "--intent.baseline=v=broken x=1")
+expect(p.returncode == 3, "a baseline whose build fails exits 3", p)
+expect(f"stopped: the baseline (v=broken x=1) failed to build: {ERROR}" in p.stdout,
+       "the report names the baseline's build error", p)
+expect(s["progress"]["candidates"] == 1 and s["progress"]["trials"] == 1, "nothing else was proposed or run", p)
+p, s, _ = run("timeout", "--build.timeout=1s", "--build.command=sh -c 'sleep 30' build {build_dir}")
+expect(p.returncode == 3 and "failed to build: build failed: timed out after 1s" in p.stdout,
+       "a build that times out is a failed build", p)
+print("all build stage checks passed")
