@@ -252,10 +252,10 @@ class CampaignRunner {
       add_candidates(round, configs, std::string(m_strategy->name()));
       ids = round_ids(round);
     }
+    run_builds(round, ids);
     // gate = all on Slurm: the round's evaluations do not depend on the explore results, so they
     // are submitted with the explore job and start when it completes (afterok), without a round
     // trip through the scheduler. Evaluations of a candidate whose exploration failed are dropped.
-    run_builds(round, ids);
     const bool pipelined =
         m_backend->capabilities().dependencies && m_s.gate.kind == Gate::Kind::all && !m_s.evaluate_command.empty();
     if (pipelined) {
@@ -507,7 +507,7 @@ class CampaignRunner {
     for (const auto& part : parts)
       for (auto id : part.ids) {
         if (part.kind == results::TrialKind::evaluate && explore_outcome(id) == false) continue;
-        if (build_failed(id)) continue;  // never explored, never evaluated
+        if (m_builds.active() && build_failed(id)) continue;  // never explored, never evaluated
         // Warm-ups first: the local backend starts tasks in submission order.
         if (part.kind == results::TrialKind::explore)
           for (int index : missing_indices(recorded[static_cast<std::size_t>(id)], results::TrialKind::warmup, m_s.warmup))
