@@ -98,4 +98,32 @@ expect(s["progress"]["candidates"] == 1 and s["progress"]["trials"] == 1, "nothi
 p, s, _ = run("timeout", "--build.timeout=1s", "--build.command=sh -c 'sleep 30' build {build_dir}")
 expect(p.returncode == 3 and "failed to build: build failed: timed out after 1s" in p.stdout,
        "a build that times out is a failed build", p)
+
+# 5. Killed (SIGKILL) while its builds run: resumed, the half-done builds start again from an
+#    empty folder, and the campaign ends as an uninterrupted one does.
+killed = os.path.join(work, "killed")
+os.makedirs(killed)
+with open(ini) as f:
+    command = next(line.split("=", 1)[1].strip() for line in f if line.startswith("command = sh -c 'echo \"$2\""))
+slow = command.replace("sh -c 'echo \"$2\" >> builds.log;", "sh -c 'echo \"$2\" >> builds.log; sleep 3;", 1)
+assert slow != command
+args = [flotilla, "run", ini, f"--campaign.results={killed}/k.h5", f"--campaign.workdir={killed}", "--no-live",
+        f"--build.command={slow}", *common]
+child = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+log = os.path.join(killed, "builds.log")
+for _ in range(200):  # until the baseline's build has started
+    if os.path.exists(log):
+        break
+    subprocess.run(["sleep", "0.05"])
+child.kill()
+child.wait()
+p = subprocess.run(args, capture_output=True, text=True, timeout=200)
+expect(p.returncode == 0, "the killed campaign resumes to the end", p)
+s = json.loads(subprocess.run([flotilla, "results", "summary", f"{killed}/k.h5", "--json"], check=True,
+                              capture_output=True, text=True).stdout)
+expect(s["best"]["config"] == "v=good2 x=2" and s["progress"]["build_failed"] == 2, "with the same outcome", p)
+with open(log) as f:
+    logged = f.read().split()
+expect(logged[:2] == ["good1", "good1"] and sorted(logged[2:]) == ["broken", "good2"],
+       "the baseline's killed build ran again, once; the others once", p)
 print("all build stage checks passed")

@@ -1,4 +1,4 @@
-// Campaign.h — runs one campaign: intent file -> batches -> explore -> gate -> evaluate ->
+// Campaign.h — runs one campaign: intent file -> batches -> [build] -> explore -> gate -> evaluate ->
 // verified winner, every result appended to the campaign's HDF5 file as it completes.
 //
 // Invariants:
