@@ -53,6 +53,43 @@ std::vector<std::int32_t> assign_shards(std::span<const double> seconds, std::si
   return shard;
 }
 
+namespace {
+
+std::vector<double> with_median(std::span<const double> seconds) {
+  std::vector<double> known_seconds;
+  for (const double s : seconds)
+    if (known(s)) known_seconds.push_back(s);
+  if (known_seconds.empty()) return {};
+  std::nth_element(known_seconds.begin(), known_seconds.begin() + known_seconds.size() / 2, known_seconds.end());
+  const double median = known_seconds[known_seconds.size() / 2];
+  std::vector<double> cost(seconds.begin(), seconds.end());
+  for (double& c : cost)
+    if (!known(c)) c = median;
+  return cost;
+}
+
+}  // namespace
+
+double makespan(std::span<const std::int32_t> assignment, std::span<const double> seconds) {
+  const auto cost = with_median(seconds);
+  if (cost.empty()) return 0;
+  std::vector<double> load;
+  for (std::size_t i = 0; i < assignment.size() && i < cost.size(); ++i) {
+    const auto shard = static_cast<std::size_t>(assignment[i]);
+    if (load.size() <= shard) load.resize(shard + 1, 0.0);
+    load[shard] += cost[i];
+  }
+  return load.empty() ? 0 : *std::max_element(load.begin(), load.end());
+}
+
+int auto_shard_count(double total_seconds, std::size_t tests, unsigned slots, double min_seconds) {
+  std::size_t count = std::max(1u, slots);
+  if (std::isfinite(total_seconds) && total_seconds > 0 && min_seconds > 0)
+    count = std::min(count, static_cast<std::size_t>(std::floor(total_seconds / min_seconds)));
+  count = std::min(count, tests);
+  return static_cast<int>(std::clamp<std::size_t>(count, 1, 1'000'000));
+}
+
 std::vector<std::int32_t> assign_gtest_shards(const std::vector<std::string>& names, int shards) {
   if (shards < 1) throw std::invalid_argument("assign_gtest_shards: shards must be at least 1");
   const auto disabled = [](std::string_view part) {

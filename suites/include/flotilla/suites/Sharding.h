@@ -22,7 +22,9 @@ namespace flotilla::suites {
 // binary; ctest: a CTest build tree; files: one test per file of a glob, run in batches;
 // junit / tap: any command that writes a JUnit XML or TAP report per shard; per_file: one
 // checker process per file of a glob, run by flotilla-per-file (PerFile.h).
-enum class SuiteKind { exit, gtest, ctest, files, junit, tap, per_file };
+// lit / pytest: LLVM lit and pytest, listed by their own discovery and sharded by flotilla
+// (Runners.h).
+enum class SuiteKind { exit, gtest, ctest, files, junit, tap, per_file, lit, pytest };
 
 std::string_view to_string(SuiteKind kind);
 std::optional<SuiteKind> suite_kind_from_string(std::string_view text);
@@ -31,6 +33,15 @@ std::optional<SuiteKind> suite_kind_from_string(std::string_view text);
 // NaN where unknown; unknown durations take the median of the known ones. An empty span or no
 // known duration at all gives round-robin by index.
 std::vector<std::int32_t> assign_shards(std::span<const double> seconds, std::size_t tests, int shards);
+
+// The longest shard's total under `assignment` (unknown durations count as the median of the
+// known ones, as in assign_shards); 0 when no duration is known.
+double makespan(std::span<const std::int32_t> assignment, std::span<const double> seconds);
+
+// evaluate.shards = auto: enough shards to keep `slots` tasks busy, but none shorter than
+// `min_seconds` of recorded test time: min(slots, tests, floor(total / min_seconds)), at least 1.
+// Without a recorded total (total_seconds <= 0 or NaN), one shard per slot (at most one per test).
+int auto_shard_count(double total_seconds, std::size_t tests, unsigned slots, double min_seconds);
 
 // GoogleTest's own assignment under GTEST_TOTAL_SHARDS / GTEST_SHARD_INDEX, for the names
 // `--gtest_list_tests` printed ("Suite.Test"): round-robin over the runnable tests, where a
