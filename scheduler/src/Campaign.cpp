@@ -449,9 +449,10 @@ class CampaignRunner {
     }
   }
 
-  // The candidate's evaluate command as discovery and the re-run use it (gtest and ctest).
+  // The candidate's evaluate command as discovery and the re-run use it (the kinds whose protocol
+  // lists tests by the command itself: gtest, ctest, lit, pytest).
   std::vector<std::string> suite_argv(std::int64_t id) const {
-    if (m_s.suite != suites::SuiteKind::gtest && m_s.suite != suites::SuiteKind::ctest) return {};
+    if (!suites::suite_protocol(m_s.suite).discovery.parse) return {};
     return jobs::render_argv(m_s.evaluate_command, task_values(id, results::TrialKind::evaluate, 0));
   }
 

@@ -61,17 +61,24 @@ const std::vector<OptionDecl>& option_table() {
        "runs of each candidate before its repeats (and of each side before a confirmation), recorded and never counted"},
       {"evaluate.command", "", false, false, "verification command per shard; also gets {shard} and {shards}"},
       {"evaluate.env", "", false, true, "NAME=VALUE set in the verification's environment, as explore.env (repeatable)"},
-      {"evaluate.shards", "1", false, false, "test shards per candidate; all must pass"},
+      {"evaluate.shards", "1", false, false,
+       "test shards per candidate; all must pass. auto: one per slot (resources.slots, else the CPUs; on Slurm "
+       "nodes x ranks_per_node)"},
       {"evaluate.timeout", "60s", false, false, "per-shard limit"},
       {"evaluate.gate", "top 3 per round", false, false, "which candidates are verified: 'top K per round' or 'all'"},
       // Per-test outcomes (docs/tests.md): the suite kind, where its report goes, and the test gate.
       {"evaluate.suite", "exit", false, false,
        "what a shard reports: exit (its exit code), gtest (a GoogleTest binary, sharded by GTEST_SHARD_INDEX), "
        "ctest (a ctest command line, e.g. 'ctest --test-dir build'; shards by test number), "
+       "lit (an LLVM lit command line without test paths; shards by test path), pytest (a pytest command line "
+       "without test paths; shards by node id), "
        "files (one command per shard over {files}, a list of files from evaluate.files), per_file (one command per "
        "file, {file}, of evaluate.files), junit or tap (the command writes {report})"},
       {"evaluate.files", "", false, false, "suite = files or per_file: the test files, relative to the working directory: glob patterns separated by blanks, ** for any "
        "number of directories, @LIST for a file of one path a line"},
+      {"evaluate.paths", "", false, false,
+       "suite = lit or pytest: where the runner finds its tests (files or directories separated by blanks, relative "
+       "to the working directory); flotilla lists the tests there and gives each shard its own"},
       {"evaluate.list", "", false, false,
        "suite = junit or tap: a command that prints the test names, one a line, before the shards run, so a test the "
        "shards do not report is caught as not run; none accepts the reports as complete"},

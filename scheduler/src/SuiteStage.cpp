@@ -228,14 +228,29 @@ std::vector<std::string> SuiteStage::candidate_files(std::int64_t candidate) {
   std::string text;
   for (const auto& f : files) text += f + "\n";
   write_atomically(path, text);
+  m_fresh_files.insert(candidate);  // its division is decided now, balanced (file_assignment)
   return files;
+}
+
+// The shard of each of the candidate's files: balanced by the reference's recorded durations
+// (per_file records each file as a test; a files suite's cases are summed per file), by count
+// without them. Decided with files.txt and kept (assignment.txt); a candidate whose files.txt
+// was written before flotilla balanced files has no assignment.txt and keeps round-robin.
+std::vector<std::int32_t> SuiteStage::file_assignment(std::int64_t candidate, const std::vector<std::string>& files) {
+  const fs::path path = candidate_dir(candidate) / "assignment.txt";
+  if (fs::exists(path)) return read_assignment(path, files.size());
+  if (m_fresh_files.count(candidate) == 0) return suites::assign_shards({}, files.size(), m_s.shards);
+  const fs::path here = fs::current_path();
+  std::vector<std::string> shown;
+  for (const auto& f : files) shown.push_back(fs::path(f).lexically_relative(here).string());
+  return write_assignment(path, suites::assign_shards(reference_seconds(candidate, shown, true), files.size(), m_s.shards));
 }
 
 // The files of one shard, as assemble() checks them: each by its path relative to the working
 // directory (how it is shown) and the absolute path the shard's list gave the command.
 std::vector<std::vector<std::string>> SuiteStage::shard_files(std::int64_t candidate, int shard) {
   const auto files = candidate_files(candidate);
-  const auto assignment = suites::assign_shards({}, files.size(), m_s.shards);
+  const auto assignment = file_assignment(candidate, files);
   const fs::path here = fs::current_path();
   std::vector<std::vector<std::string>> out;
   for (auto i : suites::tests_of_shard(assignment, shard)) {
@@ -279,18 +294,27 @@ void SuiteStage::remove_stale_temporaries() const {
 
 bool SuiteStage::file_suite() const { return suites::suite_protocol(m_s.suite).file_list; }
 
+// ctest, lit, pytest: flotilla divides the discovered tests and gives each shard its own.
+bool SuiteStage::flotilla_selects() const {
+  return m_s.suite == SuiteKind::ctest || suites::suite_protocol(m_s.suite).selection.by_arguments;
+}
+
 void SuiteStage::prepare() {
   if (file_suite()) (void)test_files();  // a glob that matches nothing is an error now
+  for (const auto& path : suites::split_file_patterns(m_s.suite_paths))  // lit, pytest
+    if (!fs::exists(path))
+      throw ConfigError(fmt::format("{}: [evaluate] paths: '{}' does not exist (relative to {})",
+                                    m_s.config_path.filename().string(), path, fs::current_path().string()));
 }
 
 void SuiteStage::add_shard_values(Values& values, std::int64_t candidate, int shard, int attempt) {
   fs::create_directories(candidate_dir(candidate));
   values["report"] = report_path(candidate, shard, attempt).string();
-  if (m_s.suite == SuiteKind::ctest) {
+  if (flotilla_selects()) {
     // The shard's tests come from the discovery, so it runs before the shards (on this host).
     try {
       const auto names = *discovery(candidate, jobs::render_argv(m_s.evaluate_command, values));
-      ctest_assignment(candidate, names);  // writes every shard's selection the first time
+      selected_assignment(candidate, names);  // writes every shard's selection the first time
       m_discovery_error.erase(candidate);
     } catch (const suites::ReportError& e) {
       m_discovery_error[candidate] = e.what();  // the shard fails with it, so the candidate is rolled back
@@ -299,7 +323,7 @@ void SuiteStage::add_shard_values(Values& values, std::int64_t candidate, int sh
   }
   if (!file_suite()) return;
   const auto files = candidate_files(candidate);
-  const auto assignment = suites::assign_shards({}, files.size(), m_s.shards);
+  const auto assignment = file_assignment(candidate, files);
   std::string list;
   const auto mine = suites::tests_of_shard(assignment, shard);
   for (auto i : mine) list += files[static_cast<std::size_t>(i)] + "\n";
@@ -340,18 +364,25 @@ void SuiteStage::wrap_per_file_task(jobs::TaskSpec& spec, std::int64_t candidate
 void SuiteStage::finish_shard_task(jobs::TaskSpec& spec, std::int64_t candidate, int shard, int attempt) const {
   if (m_s.suite == SuiteKind::per_file) return wrap_per_file_task(spec, candidate, shard, attempt);
   const fs::path report = report_path(candidate, shard, attempt);
-  if (m_s.suite == SuiteKind::ctest) {
+  if (flotilla_selects()) {
     if (auto error = m_discovery_error.find(candidate); error != m_discovery_error.end()) {
       spec.argv = {"false"};  // judge() gives the shard the discovery error as its reason
       return;
     }
     if (auto tests = m_shard_sizes.find({candidate, shard}); tests != m_shard_sizes.end() && tests->second == 0) {
-      // More shards than tests: ctest -I with no numbers would run every test, so this shard
-      // reports an empty suite instead: written here, and the task only succeeds.
-      write_atomically(report, "<testsuite tests=\"0\"/>\n");
+      // More shards than tests: a runner given no test would run them all (ctest -I with no
+      // numbers, lit or pytest without paths), so this shard reports an empty suite instead:
+      // written here, and the task only succeeds.
+      write_atomically(report, std::string(report_format().empty));
       spec.argv = {"true"};
       return;
     }
+  }
+  if (const auto& selection = suites::suite_protocol(m_s.suite).selection; selection.by_arguments) {
+    add_selection(spec.argv, selection, report, candidate_dir(candidate) / fmt::format("shard-{}.args", shard));
+    return;
+  }
+  if (m_s.suite == SuiteKind::ctest) {
     spec.argv.push_back("-I");
     spec.argv.push_back((candidate_dir(candidate) / fmt::format("shard-{}.ctest", shard)).string());
     spec.argv.push_back("--output-junit");
@@ -366,10 +397,16 @@ void SuiteStage::finish_shard_task(jobs::TaskSpec& spec, std::int64_t candidate,
 
 // Parsed when needed and not kept: a suite of millions of tests is parsed once when its shard
 // reports (to judge it) and once for the verdict, and held in memory only meanwhile.
-std::vector<suites::TestResult> SuiteStage::report(std::int64_t candidate, int index, int attempt) const {
+// With the discovery, reported names are mapped back to the listed ones where the report derives
+// its own (pytest's JUnit classname.name: suites::rename_reported).
+std::vector<suites::TestResult> SuiteStage::report(std::int64_t candidate, int index, int attempt,
+                                                   const std::optional<std::vector<std::string>>& discovered) const {
   const fs::path path = report_path(candidate, index, attempt);
   const std::string text = read_text(path);
-  return report_format().parse(text, path.string());
+  auto results = report_format().parse(text, path.string());
+  if (const auto rename = suites::suite_protocol(m_s.suite).discovery.report_name; rename && discovered)
+    suites::rename_reported(results, *discovered, rename, path.string());
+  return results;
 }
 
 void SuiteStage::judge(results::TrialRecord& trial) {
@@ -405,46 +442,118 @@ bool SuiteStage::awaits_verdict(std::int64_t candidate, const std::vector<result
   return true;
 }
 
-// The reference's recorded durations, by test name, for balancing shards; empty when unknown.
-std::vector<double> SuiteStage::reference_seconds(std::int64_t candidate, const std::vector<std::string>& names) const {
-  if (!m_store || !m_reference || *m_reference == candidate) return {};
-  const auto recorded = m_store->test_results(*m_reference);
-  if (!recorded || recorded->durations.empty()) return {};
+// The recorded outcomes whose durations balance a candidate's shards: the baseline's, or else
+// the latest candidate recorded before it (the last one tested, verified or not: its durations
+// are as good a guess).
+std::optional<results::CandidateTests> SuiteStage::reference_record(std::int64_t candidate) const {
+  if (!m_store) return std::nullopt;
+  if (m_reference && *m_reference != candidate)
+    if (auto recorded = m_store->test_results(*m_reference); recorded && !recorded->durations.empty()) return recorded;
+  const auto tested = m_store->tested_candidates();
+  for (auto it = tested.rbegin(); it != tested.rend(); ++it)
+    if (*it != candidate)
+      if (auto recorded = m_store->test_results(*it); recorded && !recorded->durations.empty()) return recorded;
+  return std::nullopt;
+}
+
+// The reference's recorded durations for `names`, for balancing shards; empty when unknown. With
+// `by_file`, each name is a file and takes the sum of the tests named by it (its path, or its
+// path then ':', ' ', '#', '(' or '[', as assembly matches files).
+std::vector<double> SuiteStage::reference_seconds(std::int64_t candidate, const std::vector<std::string>& names,
+                                                  bool by_file) const {
+  const auto recorded = reference_record(candidate);
+  if (!recorded) return {};
   const auto suite = m_store->test_suite(recorded->suite);
   std::map<std::string_view, double> by_name;
-  for (std::size_t i = 0; i < suite.names.size(); ++i)
-    by_name.emplace(suite.names[i], results::duration_seconds(recorded->durations[i]));
+  for (std::size_t i = 0; i < suite.names.size() && i < recorded->durations.size(); ++i)
+    if (recorded->durations[i] != 0) by_name.emplace(suite.names[i], results::duration_seconds(recorded->durations[i]));
   std::vector<double> seconds(names.size(), std::nan(""));
-  for (std::size_t i = 0; i < names.size(); ++i)
-    if (auto it = by_name.find(names[i]); it != by_name.end()) seconds[i] = it->second;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (!by_file) {
+      if (auto it = by_name.find(names[i]); it != by_name.end()) seconds[i] = it->second;
+      continue;
+    }
+    double sum = 0;
+    bool any = false;
+    for (auto it = by_name.lower_bound(names[i]); it != by_name.end() && it->first.starts_with(names[i]); ++it) {
+      const std::string_view rest = it->first.substr(names[i].size());
+      if (rest.empty() || std::string_view(": #([").find(rest[0]) != std::string_view::npos) sum += it->second, any = true;
+    }
+    if (any) seconds[i] = sum;
+  }
   return seconds;
 }
 
-// ctest: the shard of each discovered test, balanced by the reference's recorded durations when
-// it has them (longest first), by count otherwise. Decided once per candidate and kept on disk
-// (assignment.txt, and the -I selection of every shard), so a shard made again on resume or as a
-// later attempt gets exactly the tests it had.
-std::vector<std::int32_t> SuiteStage::ctest_assignment(std::int64_t candidate, const std::vector<std::string>& names) {
+// ctest, lit, pytest: the shard of each discovered test, balanced by the reference's recorded
+// durations when it has them (longest first), by count otherwise. Decided once per candidate
+// and kept on disk (assignment.txt, and the selection of every shard: ctest's -I numbers, the
+// others' selectors), so a shard made again on resume or as a later attempt gets exactly the
+// tests it had.
+std::vector<std::int32_t> SuiteStage::selected_assignment(std::int64_t candidate, const std::vector<std::string>& names) {
   const fs::path path = candidate_dir(candidate) / "assignment.txt";
-  std::vector<std::int32_t> assignment;
   if (fs::exists(path)) {
-    std::istringstream in(read_text(path));
-    for (std::int32_t shard = 0; in >> shard;) assignment.push_back(shard);
-    if (assignment.size() != names.size())
-      throw suites::ReportError(fmt::format("{}: {} shards for {} discovered tests", path.string(), assignment.size(),
-                                            names.size()));
+    auto assignment = read_assignment(path, names.size());
     record_shard_sizes(candidate, assignment);
     return assignment;
   }
-  assignment = suites::assign_shards(reference_seconds(candidate, names), names.size(), m_s.shards);
+  const auto assignment = suites::assign_shards(reference_seconds(candidate, names, false), names.size(), m_s.shards);
   record_shard_sizes(candidate, assignment);
-  for (int shard = 0; shard < m_s.shards; ++shard)
-    write_ctest_selection(candidate_dir(candidate) / fmt::format("shard-{}.ctest", shard),
-                          suites::tests_of_shard(assignment, shard));
+  const bool by_arguments = suites::suite_protocol(m_s.suite).selection.by_arguments;
+  const auto selectors = by_arguments ? test_selectors(candidate, names) : std::vector<std::string>{};
+  for (int shard = 0; shard < m_s.shards; ++shard) {
+    const auto mine = suites::tests_of_shard(assignment, shard);
+    if (!by_arguments) {
+      write_ctest_selection(candidate_dir(candidate) / fmt::format("shard-{}.ctest", shard), mine);
+      continue;
+    }
+    std::string text;
+    for (auto i : mine) text += selectors[static_cast<std::size_t>(i)] + "\n";
+    write_atomically(candidate_dir(candidate) / fmt::format("shard-{}.args", shard), text);
+  }
+  return write_assignment(path, assignment);  // last: its presence means every selection is written
+}
+
+std::vector<std::int32_t> SuiteStage::read_assignment(const fs::path& path, std::size_t tests) const {
+  std::vector<std::int32_t> assignment;
+  std::istringstream in(read_text(path));
+  for (std::int32_t shard = 0; in >> shard;) assignment.push_back(shard);
+  if (assignment.size() != tests)
+    throw suites::ReportError(fmt::format("{}: {} shards for {} tests", path.string(), assignment.size(), tests));
+  return assignment;
+}
+
+std::vector<std::int32_t> SuiteStage::write_assignment(const fs::path& path, std::vector<std::int32_t> assignment) const {
   std::string text;
   for (auto shard : assignment) text += fmt::format("{}\n", shard);
-  write_atomically(path, text);  // last: its presence means every selection is written
+  write_atomically(path, text);
   return assignment;
+}
+
+// What selects each discovered test on the runner's command line (lit: its path, from the
+// kept listing; pytest: the node id, its name), one a line in a shard's or the re-run's file.
+// A selector with a line break could not be one line: refused, naming it.
+std::vector<std::string> SuiteStage::test_selectors(std::int64_t candidate, const std::vector<std::string>& names) const {
+  const auto& discovery = suites::suite_protocol(m_s.suite).discovery;
+  const fs::path listing = candidate_dir(candidate) / "discovery.txt";
+  auto selectors = discovery.selectors ? discovery.selectors(read_text(listing), listing.string()) : names;
+  for (const auto& s : selectors)
+    if (s.find_first_of("\n\r") != std::string::npos)
+      throw suites::ReportError(fmt::format("{}: test '{}' holds a line break: it cannot be given to a shard",
+                                            listing.string(), fmt::join(suites_split_lines(s), "\\n")));
+  return selectors;
+}
+
+// lit, pytest: the report's option and the tests of `file` (a shard's or the re-run's): as @FILE
+// where the runner reads arguments from a file (lit), else one argument each (pytest).
+void SuiteStage::add_selection(std::vector<std::string>& argv, const suites::Selection& selection,
+                               const fs::path& report, const fs::path& file) const {
+  argv.push_back(std::string(selection.report_option) + report.string());
+  if (!selection.from_file.empty()) {
+    argv.push_back(std::string(selection.from_file) + file.string());
+    return;
+  }
+  for (auto& line : suites_split_lines(read_text(file)))
+    if (!line.empty()) argv.push_back(std::move(line));
 }
 
 std::optional<std::vector<std::string>> SuiteStage::discovery(std::int64_t candidate,
@@ -454,8 +563,13 @@ std::optional<std::vector<std::string>> SuiteStage::discovery(std::int64_t candi
   if (!protocol.discovery.parse && !listed) return std::nullopt;
   if (auto known = m_discovered.find(candidate); known != m_discovered.end()) return known->second;
   auto list_argv = argv;
-  if (listed) list_argv = jobs::render_argv(m_s.suite_list, m_list_values(candidate));
-  else list_argv.emplace_back(protocol.discovery.argument);
+  if (listed) {
+    list_argv = jobs::render_argv(m_s.suite_list, m_list_values(candidate));
+  } else {
+    list_argv.insert(list_argv.end(), protocol.discovery.arguments.begin(), protocol.discovery.arguments.end());
+    if (protocol.discovery.paths)
+      for (const auto& path : suites::split_file_patterns(m_s.suite_paths)) list_argv.push_back(path);
+  }
   const fs::path listing = candidate_dir(candidate) / "discovery.txt";
   if (!fs::exists(listing)) {  // once per candidate; a resumed campaign reads the recorded listing
     fs::create_directories(candidate_dir(candidate));
@@ -487,11 +601,11 @@ suites::Assembled SuiteStage::assemble(std::int64_t candidate, const std::vector
   const auto discovered = discovery(candidate, argv);
   std::vector<std::int32_t> assignment;  // empty for a listing: its command shards itself
   if (discovered && m_s.suite == SuiteKind::gtest) assignment = suites::assign_gtest_shards(*discovered, m_s.shards);
-  if (discovered && m_s.suite == SuiteKind::ctest) assignment = ctest_assignment(candidate, *discovered);
+  if (discovered && flotilla_selects()) assignment = selected_assignment(candidate, *discovered);
   std::vector<suites::ShardRun> runs;
   for (int shard = 0; shard < m_s.shards; ++shard) {
     const results::TrialRecord& t = *latest.at(shard);
-    suites::ShardRun run{.shard = shard, .results = report(candidate, shard, t.attempt),
+    suites::ShardRun run{.shard = shard, .results = report(candidate, shard, t.attempt, discovered),
                          .timed_out = has_metric(t, "timed_out")};
     if (discovered && !assignment.empty()) run.given = suites::tests_of_shard(assignment, shard);
     if (file_suite()) run.files = shard_files(candidate, shard);
@@ -502,7 +616,7 @@ suites::Assembled SuiteStage::assemble(std::int64_t candidate, const std::vector
   if (auto rerun = latest.find(rerun_index()); rerun != latest.end()) {
     const bool readable = rerun->second->status == results::TrialStatus::ok;
     suites::apply_rerun(assembled, suites::failures_to_rerun(assembled),
-                        readable ? report(candidate, rerun_index(), rerun->second->attempt)
+                        readable ? report(candidate, rerun_index(), rerun->second->attempt, discovered)
                                  : std::vector<suites::TestResult>{},
                         has_metric(*rerun->second, "timed_out"));
   }
@@ -512,6 +626,7 @@ suites::Assembled SuiteStage::assemble(std::int64_t candidate, const std::vector
 std::optional<jobs::TaskSpec> SuiteStage::rerun_task(std::int64_t candidate, std::vector<std::string> argv,
                                                      const std::vector<results::TrialRecord>& trials, int attempt) {
   const bool gtest = m_s.suite == SuiteKind::gtest;  // else ctest: how the failures are selected differs
+  const auto& selection = suites::suite_protocol(m_s.suite).selection;  // lit, pytest: by their selectors
   if (!suites::suite_protocol(m_s.suite).reruns || !m_s.rerun_failures) return std::nullopt;
   if (latest_evaluations(candidate, trials).contains(rerun_index())) return std::nullopt;
   std::vector<std::int64_t> failures;
@@ -519,7 +634,12 @@ std::optional<jobs::TaskSpec> SuiteStage::rerun_task(std::int64_t candidate, std
     const auto assembled = assemble(candidate, argv, trials);
     failures = suites::failures_to_rerun(assembled);
     if (failures.empty()) return std::nullopt;
-    if (!gtest) {
+    if (selection.by_arguments) {
+      const auto selectors = test_selectors(candidate, assembled.suite.names);
+      std::string text;
+      for (auto i : failures) text += selectors[static_cast<std::size_t>(i)] + "\n";
+      write_atomically(candidate_dir(candidate) / "rerun.args", text);
+    } else if (!gtest) {
       write_ctest_selection(candidate_dir(candidate) / "rerun.ctest", failures);
     } else {
     // A filter of thousands of names would pass the kernel's limit on one argument: gtest reads it
@@ -533,7 +653,9 @@ std::optional<jobs::TaskSpec> SuiteStage::rerun_task(std::int64_t candidate, std
     return std::nullopt;  // the verdict reports it
   }
   const fs::path report = report_path(candidate, rerun_index(), attempt);
-  if (gtest) {
+  if (selection.by_arguments) {
+    add_selection(argv, selection, report, candidate_dir(candidate) / "rerun.args");
+  } else if (gtest) {
     argv.push_back("--gtest_flagfile=" + (candidate_dir(candidate) / "rerun.flags").string());
     argv.push_back("--gtest_output=json:" + report.string());
   } else {

@@ -1,18 +1,19 @@
 // SuiteStage.h — the evaluate stage of a campaign whose shards report per-test outcomes
-// (evaluate.suite = gtest, ctest, files, per_file, junit or tap; docs/tests.md).
+// (evaluate.suite = gtest, ctest, lit, pytest, files, per_file, junit or tap; docs/tests.md).
 //
 // Per evaluated candidate:
 //  1. its shard tasks run through the backend like any evaluate shard; each writes a report to
 //     RESULTS.tests/candidate-N/shard-K.aATTEMPT.EXT (gtest: GTEST_TOTAL_SHARDS / GTEST_SHARD_INDEX and
-//     --gtest_output; ctest: -I with the shard's test numbers and --output-junit; files: {files}
+//     --gtest_output; ctest: -I with the shard's test numbers and --output-junit; lit, pytest: the
+//     report's option and the selectors of the shard's tests (suites::Selection); files: {files}
 //     names a list of this shard's files; per_file: the shard is one flotilla-per-file task that
 //     runs the command once per file of that list; junit/tap: {report});
 //  2. a shard's trial is ok when its report is readable — failing tests are the gate's business,
 //     not the shard's — and failed, naming the report, when it is missing or malformed;
-//  3. once every shard is in: discovery (gtest: `COMMAND --gtest_list_tests`; ctest: `COMMAND
-//     --show-only=json-v1`, before the shards, which it divides; run once per candidate on the
+//  3. once every shard is in: discovery (gtest: `COMMAND --gtest_list_tests`; ctest, lit, pytest:
+//     the protocol's arguments, before the shards, which it divides; run once per candidate on the
 //     scheduler's host and kept as discovery.txt), assembly of the reports, one re-run of the
-//     failures (gtest and ctest with evaluate.rerun_failures; a task at evaluate index
+//     failures (gtest, ctest, lit, pytest with evaluate.rerun_failures; a task at evaluate index
 //     shards + 1), the outcomes recorded in /tests, and the gate's verdict recorded as the
 //     evaluate trial at index `shards`, which the analysis requires (CampaignInfo::test_gate).
 // Reports stay on disk, so a resumed campaign re-reads them instead of running a shard again.
@@ -27,6 +28,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -50,8 +52,8 @@ class SuiteStage {
       : m_s(settings), m_path_prepend(std::move(path_prepend)), m_list_values(std::move(list_values)) {}
 
   bool active() const { return m_s.suite != suites::SuiteKind::exit; }
-  // Where recorded durations come from for balancing ctest shards: the reference candidate's
-  // (the baseline's) recorded outcomes.
+  // Where recorded durations come from for balancing shards: the reference candidate's (the
+  // baseline's) recorded outcomes, else the last recorded candidate's.
   void set_reference(const results::Store* store, std::optional<std::int64_t> reference) {
     m_store = store;
     m_reference = reference;
@@ -104,12 +106,21 @@ class SuiteStage {
   std::vector<std::string> candidate_files(std::int64_t candidate);
   std::vector<std::vector<std::string>> shard_files(std::int64_t candidate, int shard);
   void record_shard_sizes(std::int64_t candidate, const std::vector<std::int32_t>& assignment);
-  std::vector<double> reference_seconds(std::int64_t candidate, const std::vector<std::string>& names) const;
-  std::vector<std::int32_t> ctest_assignment(std::int64_t candidate, const std::vector<std::string>& names);
+  std::optional<results::CandidateTests> reference_record(std::int64_t candidate) const;
+  std::vector<double> reference_seconds(std::int64_t candidate, const std::vector<std::string>& names, bool by_file) const;
+  bool flotilla_selects() const;
+  std::vector<std::int32_t> selected_assignment(std::int64_t candidate, const std::vector<std::string>& names);
+  std::vector<std::int32_t> file_assignment(std::int64_t candidate, const std::vector<std::string>& files);
+  std::vector<std::int32_t> read_assignment(const std::filesystem::path& path, std::size_t tests) const;
+  std::vector<std::int32_t> write_assignment(const std::filesystem::path& path, std::vector<std::int32_t> assignment) const;
+  std::vector<std::string> test_selectors(std::int64_t candidate, const std::vector<std::string>& names) const;
+  void add_selection(std::vector<std::string>& argv, const suites::Selection& selection,
+                     const std::filesystem::path& report, const std::filesystem::path& file) const;
   std::optional<std::vector<std::string>> discovery(std::int64_t candidate, const std::vector<std::string>& argv);
   suites::Assembled assemble(std::int64_t candidate, const std::vector<std::string>& argv,
                              const std::vector<results::TrialRecord>& trials);
-  std::vector<suites::TestResult> report(std::int64_t candidate, int index, int attempt) const;
+  std::vector<suites::TestResult> report(std::int64_t candidate, int index, int attempt,
+                                         const std::optional<std::vector<std::string>>& discovered = std::nullopt) const;
   results::GateNames gate_names(const results::Store& store, const results::CandidateTests& mine,
                                 const std::optional<results::CandidateTests>& reference,
                                 const results::TestDiff& diff, const std::map<std::int64_t, std::string>& fallen) const;
@@ -122,10 +133,11 @@ class SuiteStage {
   std::function<Values(std::int64_t)> m_list_values;
   std::optional<std::vector<std::string>> m_files;                                   // the glob, once
   std::map<std::int64_t, std::vector<std::string>> m_discovered;        // until the candidate's verdict
-  std::map<std::pair<std::int64_t, int>, std::int64_t> m_shard_sizes;  // ctest, per_file: tests per (candidate, shard)
+  std::map<std::pair<std::int64_t, int>, std::int64_t> m_shard_sizes;  // ctest, lit, pytest, per_file: tests per (candidate, shard)
   const results::Store* m_store = nullptr;
   std::optional<std::int64_t> m_reference;
-  std::map<std::int64_t, std::string> m_discovery_error;  // ctest: candidates whose discovery failed
+  std::map<std::int64_t, std::string> m_discovery_error;  // ctest, lit, pytest: candidates whose discovery failed
+  std::set<std::int64_t> m_fresh_files;  // file suites: candidates whose files.txt this run wrote
 };
 
 }  // namespace flotilla::scheduler

@@ -9,6 +9,8 @@
 #include <deque>
 #include <map>
 #include <sstream>
+#include <limits>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -245,6 +247,11 @@ void read_suite(Reader& r, Settings& s) {
   for (const char* key : {"evaluate.summary", "evaluate.pass_when", "evaluate.no_drop", "evaluate.parallel"})
     if (auto* raw = r.one(key); raw && !raw->value.empty() && raw->where != "default" && !per_file)
       bad(*raw, key, "is used only with suite = per_file");
+  auto* paths = r.one("evaluate.paths");  // lit, pytest: where the runner finds its tests
+  s.suite_paths = paths ? paths->value : std::string();
+  if (protocol->discovery.paths && s.suite_paths.empty())
+    bad(*kind, "evaluate.suite", "needs [evaluate] paths = PATH ... (where the runner finds its tests)");
+  if (!protocol->discovery.paths && paths) bad(*paths, "evaluate.paths", "is used only with suite = lit or pytest");
   auto* list = r.one("evaluate.list");
   s.suite_list = list ? list->value : std::string();
   const bool self_sharded = protocol->self_sharded;
@@ -282,6 +289,24 @@ void read_suite(Reader& r, Settings& s) {
     bad(*r.one("evaluate.command"), "evaluate.command", "must select its tests by {shard} of {shards} (shards > 1)");
   if (s.require == results::TestGate::no_regression && !s.baseline)
     bad(*require, "evaluate.require", "needs [intent] baseline to compare against");
+}
+
+// evaluate.shards: a number, or auto: one shard per slot the shards can run in at once
+// (suites::auto_shard_count without recorded durations, docs/tests.md): resources.slots, or when
+// it is 0, the CPUs here (local and mpi backends) or resources.nodes x ranks_per_node (slurm).
+int read_shards(Reader& r) {
+  if (const auto* raw = r.one("evaluate.shards"); raw->value != "auto") {
+    int shards = 0;
+    const auto [end, ec] = std::from_chars(raw->value.data(), raw->value.data() + raw->value.size(), shards);
+    if (ec != std::errc{} || end != raw->value.data() + raw->value.size() || shards < 1 || shards > 1'000'000)
+      bad(*raw, "evaluate.shards", "is not a positive integer or auto");
+    return shards;
+  }
+  auto slots = static_cast<unsigned>(r.integer("resources.slots", 0, 4096));
+  if (slots == 0 && r.one("resources.backend")->value == "slurm")
+    slots = static_cast<unsigned>(r.integer("resources.nodes", 1, 100'000) * r.integer("resources.ranks_per_node", 1, 4096));
+  if (slots == 0) slots = std::max(1u, std::thread::hardware_concurrency());
+  return suites::auto_shard_count(std::nan(""), std::numeric_limits<std::size_t>::max(), slots, 0);
 }
 
 // A name that must be one of a registry's names.
@@ -491,7 +516,7 @@ Settings validate(RawValues raw, const std::string& display) {
                     s.confirm_confidence, least));
   s.confirm_tries = static_cast<int>(r.integer("confirm.tries", 1, 1000));
   s.evaluate_command = r.text("evaluate.command");
-  s.shards = static_cast<int>(r.integer("evaluate.shards", 1, 1'000'000));
+  s.shards = read_shards(r);
   s.evaluate_timeout = r.duration("evaluate.timeout");
   s.gate = read_gate(r);
   // The build first: its {build_dir} is then known to every other command. A build names no
@@ -596,10 +621,11 @@ std::string Settings::fingerprint() const {
          (suite == suites::SuiteKind::exit
               ? std::string()
               : fmt::format("evaluate.suite = {}\nevaluate.files = {}\nevaluate.report = {}\nevaluate.require = {}\n"
-                            "evaluate.rerun_failures = {}\n{}",
+                            "evaluate.rerun_failures = {}\n{}{}",
                             suites::to_string(suite), suite_files, suites::to_string(suite_report),
                             require == results::TestGate::all_pass ? "all_pass" : "no_regression", rerun_failures,
-                            suite_list.empty() ? std::string() : fmt::format("evaluate.list = {}\n", suite_list)));
+                            suite_list.empty() ? std::string() : fmt::format("evaluate.list = {}\n", suite_list),
+                            suite_paths.empty() ? std::string() : fmt::format("evaluate.paths = {}\n", suite_paths)));
 }
 
 }  // namespace flotilla::scheduler

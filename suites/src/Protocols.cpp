@@ -11,9 +11,10 @@ namespace flotilla::suites {
 namespace {
 
 const ReportFormat kGtestJson{"json", &parse_gtest_json};
-const ReportFormat kJunitXml{"xml", &parse_junit_xml};
+const ReportFormat kJunitXml{"xml", &parse_junit_xml, "<testsuite tests=\"0\"/>\n"};
 const ReportFormat kTap{"tap", &parse_tap};
 const ReportFormat kPerFileJson{"json", &parse_per_file_report};
+const ReportFormat kLitJson{"json", &parse_lit_json, "{\"tests\": []}\n"};
 
 constexpr RequiredPlaceholder kReport{"report", "must write its report to {report} (evaluate.suite)"};
 
@@ -24,13 +25,36 @@ std::vector<SuiteProtocol> make_registry() {
       {.kind = SuiteKind::gtest,
        .name = "gtest",
        .report = kGtestJson,
-       .discovery = {"--gtest_list_tests", &parse_gtest_list},
+       .discovery = {{"--gtest_list_tests"}, &parse_gtest_list},
        .reruns = true},
       // flotilla adds -I with the shard's test numbers and --output-junit REPORT itself.
       {.kind = SuiteKind::ctest,
        .name = "ctest",
        .report = kJunitXml,
-       .discovery = {"--show-only=json-v1", &parse_ctest_list},
+       .discovery = {{"--show-only=json-v1"}, &parse_ctest_list},
+       .reruns = true},
+      // flotilla lists the tests (--show-suites --show-tests PATHS), divides them, and gives each
+      // shard its tests' paths in a file lit reads as @FILE, and -o REPORT (lit's JSON: exact
+      // names and result codes, where its xunit output rewrites '.' and folds result codes).
+      {.kind = SuiteKind::lit,
+       .name = "lit",
+       .report = kLitJson,
+       .discovery = {.arguments = {"--show-suites", "--show-tests"},
+                     .parse = &parse_lit_list,
+                     .paths = true,
+                     .selectors = &lit_test_paths},
+       .selection = {.by_arguments = true, .from_file = "@", .report_option = "--output="},
+       .reruns = true},
+      // pytest: --collect-only -q PATHS lists node ids; each shard gets its node ids as arguments
+      // and --junitxml=REPORT, whose classname.name is mapped back to the node ids.
+      {.kind = SuiteKind::pytest,
+       .name = "pytest",
+       .report = kJunitXml,
+       .discovery = {.arguments = {"--collect-only", "-q"},
+                     .parse = &parse_pytest_list,
+                     .paths = true,
+                     .report_name = &pytest_junit_name},
+       .selection = {.by_arguments = true, .report_option = "--junitxml="},
        .reruns = true},
       {.kind = SuiteKind::files,
        .name = "files",

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include "flotilla/scheduler/Settings.h"
 #include "Ini.h"
 #include "Options.h"
@@ -345,6 +347,40 @@ TEST_F(SettingsTest, SuiteSettings) {
   EXPECT_EQ(error_of(kValid, {"--evaluate.command=check {report}"}),
             "command line: [evaluate] command: unknown placeholder {report} (known: candidate, shard, shards, "
             "tile_x, tile_y)");
+}
+
+// suite = lit / pytest: evaluate.paths is required with them and refused elsewhere; it is part of
+// the fingerprint.
+TEST_F(SettingsTest, LitAndPytestNeedPaths) {
+  for (const char* kind : {"lit", "pytest"}) {
+    const std::string suite = std::string("--evaluate.suite=") + kind;
+    EXPECT_EQ(error_of(kValid, {suite}),
+              "command line: [evaluate] suite: '" + std::string(kind) +
+                  "' needs [evaluate] paths = PATH ... (where the runner finds its tests)");
+    auto s = load_settings(write(kValid), {suite, "--evaluate.paths=tests/lit more"});
+    EXPECT_EQ(s.suite_paths, "tests/lit more");
+    EXPECT_NE(s.fingerprint().find("evaluate.paths = tests/lit more\n"), std::string::npos);
+  }
+  EXPECT_EQ(error_of(kValid, {"--evaluate.paths=tests"}),
+            "command line: [evaluate] paths: 'tests' is used only with suite = lit or pytest");
+  EXPECT_EQ(error_of(kValid, {"--evaluate.suite=nose"}),
+            "command line: [evaluate] suite: 'nose' is not one of: exit, gtest, ctest, lit, pytest, files, per_file, "
+            "junit, tap");
+}
+
+// evaluate.shards = auto: one shard per slot (resources.slots; 0: the CPUs; Slurm: nodes x
+// ranks_per_node).
+TEST_F(SettingsTest, ShardsAuto) {
+  EXPECT_EQ(load_settings(write(kValid), {"--evaluate.shards=auto", "--resources.slots=3"}).shards, 3);
+  EXPECT_EQ(load_settings(write(kValid), {"--evaluate.shards=auto", "--resources.slots=0"}).shards,
+            static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  EXPECT_EQ(load_settings(write(kValid), {"--evaluate.shards=auto", "--resources.slots=0", "--resources.backend=slurm",
+                                          "--resources.partition=debug", "--resources.nodes=2",
+                                          "--resources.ranks_per_node=4"})
+                .shards,
+            8);
+  EXPECT_EQ(error_of(kValid, {"--evaluate.shards=some"}),
+            "command line: [evaluate] shards: 'some' is not a positive integer or auto");
 }
 
 // suite = per_file: {file} required, the summary pattern compiled and pass_when's names known at

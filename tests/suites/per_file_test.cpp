@@ -180,13 +180,13 @@ TEST(PerFileCommand, FileIsReplacedInEveryWordAndNothingElseChanges) {
 // The registry (Protocols.h): every kind has one row, found by its name; what the config check
 // and the evaluate stage ask of it.
 TEST(SuiteProtocols, EveryKindIsRegisteredOnceByName) {
-  EXPECT_EQ(suite_protocol_names(), "exit, gtest, ctest, files, per_file, junit, tap");
+  EXPECT_EQ(suite_protocol_names(), "exit, gtest, ctest, lit, pytest, files, per_file, junit, tap");
   for (const auto& p : suite_protocols()) {
     EXPECT_EQ(find_suite_protocol(p.name), &suite_protocol(p.kind)) << p.name;
     EXPECT_EQ(to_string(p.kind), p.name);
     EXPECT_EQ(p.kind == SuiteKind::exit || p.report_chosen, p.report.parse == nullptr) << p.name;
   }
-  EXPECT_EQ(find_suite_protocol("lit"), nullptr);
+  EXPECT_EQ(find_suite_protocol("catch2"), nullptr);
   const auto& per_file = suite_protocol(SuiteKind::per_file);
   EXPECT_TRUE(per_file.file_list);
   EXPECT_EQ(per_file.report.extension, "json");
@@ -205,10 +205,19 @@ TEST(PerFileReport, AnEmptyNameIsRefused) {
 
 TEST(SuiteProtocols, DiscoveryAndRerunsAreTheProtocolsToSay) {
   const auto& gtest = suite_protocol(SuiteKind::gtest);
-  EXPECT_EQ(gtest.discovery.argument, "--gtest_list_tests");
+  EXPECT_EQ(gtest.discovery.arguments, std::vector<std::string_view>{"--gtest_list_tests"});
   EXPECT_EQ(gtest.discovery.parse("A.\n  b\n", "list.txt"), std::vector<std::string>{"A.b"});
-  EXPECT_EQ(suite_protocol(SuiteKind::ctest).discovery.argument, "--show-only=json-v1");
+  EXPECT_EQ(suite_protocol(SuiteKind::ctest).discovery.arguments, std::vector<std::string_view>{"--show-only=json-v1"});
   for (const auto& p : suite_protocols())
-    EXPECT_EQ(p.reruns, p.kind == SuiteKind::gtest || p.kind == SuiteKind::ctest) << p.name;
+    EXPECT_EQ(p.reruns, p.kind == SuiteKind::gtest || p.kind == SuiteKind::ctest || p.selection.by_arguments) << p.name;
+  // lit and pytest: flotilla lists, divides and selects; the report names its option.
+  for (const auto kind : {SuiteKind::lit, SuiteKind::pytest}) {
+    const auto& p = suite_protocol(kind);
+    EXPECT_TRUE(p.selection.by_arguments && p.discovery.paths && p.discovery.parse) << p.name;
+  }
+  EXPECT_EQ(suite_protocol(SuiteKind::lit).selection.from_file, "@");
+  EXPECT_EQ(suite_protocol(SuiteKind::lit).selection.report_option, "--output=");
+  EXPECT_EQ(suite_protocol(SuiteKind::pytest).selection.report_option, "--junitxml=");
+  EXPECT_EQ(suite_protocol(SuiteKind::pytest).discovery.report_name("t/test_a.py::C::f[1]"), "t.test_a.C.f[1]");
   EXPECT_EQ(suite_protocol(SuiteKind::per_file).discovery.parse, nullptr);
 }

@@ -94,6 +94,7 @@ struct Settings {
   suites::SuiteKind suite = suites::SuiteKind::exit;
   std::string suite_files;               // suite = files: the glob
   std::string suite_list;                // suite = junit or tap: the listing command, or "none"
+  std::string suite_paths;               // suite = lit or pytest: where the runner finds its tests (blank-separated)
   suites::SuiteKind suite_report = suites::SuiteKind::tap;   // suite = files: tap or junit
   // suite = per_file (suites/PerFile.h): one checker process per file, `suite_parallel` at a time
   // in a shard (0: the shard's CPUs), evaluate_timeout per file; judged by the exit code, or by
