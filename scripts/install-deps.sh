@@ -6,6 +6,8 @@
 # build picks it up (FLOTILLA_WITH_CUDA=AUTO), otherwise GPU code is left out with a notice.
 # clang-16 with its compiler-rt (libFuzzer, ASan/UBSan/TSan runtimes) and llvm-16 (llvm-symbolizer)
 # serve the sanitizer and fuzzing builds only (docs/verification.md); the normal build uses g++.
+# llvm-15-tools (lit, FileCheck-15) and python3-pytest run configs/lit.ini and configs/pytest.ini
+# and their tests (evaluate.suite = lit | pytest; docs/tests.md).
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
@@ -20,6 +22,7 @@ sudo_if_needed apt-get install -y --no-install-recommends -o DPkg::Lock::Timeout
   libmuparser-dev nlohmann-json3-dev libfmt-dev zlib1g-dev \
   libgtest-dev libgmock-dev googletest \
   libxml2-dev libsqlite3-dev libpcre2-dev \
+  llvm-15-tools python3-pytest \
   python3 python3-h5py python3-pandas \
   gnuplot-nox parallel spin \
   python3-optuna \
