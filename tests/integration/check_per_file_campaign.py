@@ -172,6 +172,20 @@ def campaign():
     check("resuming" in again.stderr, "the second run resumes")
     check(trial_keys(results) == keys, "resuming a finished campaign adds no trial")
     no_leftovers(os.path.join(WORK, "configs/per_file"), "campaign")
+    # Each candidate's division of the files is decided once and kept (assignment.txt: balanced by
+    # the reference's recorded per-file durations), and its shards' lists follow it.
+    for candidate in modes:
+        folder = os.path.join(results + ".tests", f"candidate-{candidate}")
+        with open(os.path.join(folder, "files.txt")) as f:
+            listed = f.read().split()
+        with open(os.path.join(folder, "assignment.txt")) as f:
+            shard_of = [int(x) for x in f.read().split()]
+        check(len(shard_of) == len(listed) and set(shard_of) <= {0, 1}, f"candidate {candidate}: {shard_of}")
+        for shard in (0, 1):
+            with open(os.path.join(folder, f"shard-{shard}.files")) as f:
+                mine = f.read().split()
+            check(mine == [p for p, s in zip(listed, shard_of) if s == shard],
+                  f"candidate {candidate}: shard {shard}'s list {mine} does not follow assignment.txt")
 
     # Without no_drop the variant that runs fewer checks passes every file, and wins.
     results = os.path.join(WORK, "per_file_no_drop_off.h5")
