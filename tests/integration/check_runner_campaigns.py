@@ -13,9 +13,13 @@ campaign there on the local backend, then checks with h5py and with the runner r
   - each candidate ran shards 0 and 1, and the shards' lists of tests split the suite: every
     test in exactly one; variant b's failures were re-run once, alone;
   - resuming the finished campaign adds no trial;
-  - a path that does not exist is a config error naming [evaluate] paths.
+  - a path that does not exist is a config error naming [evaluate] paths;
+  - a campaign stopped by SIGTERM while its shards run a slow test leaves no runner process, and
+    no test's process, behind.
 """
 import glob
+import signal
+import time
 import json
 import os
 import shutil
@@ -94,6 +98,51 @@ def direct(variant):
         return json.load(f)
 
 
+def processes(marker):
+    """Processes whose command line holds `marker`."""
+    found = []
+    for pid in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if marker.encode() in f.read():
+                    found.append(pid)
+        except OSError:
+            pass
+    return found
+
+
+def interrupted():
+    """SIGTERM to flotilla while each shard runs a test that sleeps: nothing is left running."""
+    work = os.path.join(WORK, "interrupted")
+    shutil.rmtree(work, ignore_errors=True)
+    suite = os.path.join(work, "configs", KIND)
+    shutil.copytree(os.path.join(WORK, "configs", KIND), suite, ignore=shutil.ignore_patterns("Output", "__pycache__"))
+    marker = "3141"  # sleep 314.1: no other process here has it in its command line
+    if KIND == "lit":
+        for name in ("slow_a.txt", "slow_b.txt"):
+            with open(os.path.join(suite, name), "w") as f:
+                f.write(f"RUN: sleep {marker[:3]}.{marker[3:]}\n")
+    else:
+        with open(os.path.join(suite, "test_slow.py"), "w") as f:
+            f.write("import subprocess\n\n\ndef test_slow_a():\n    subprocess.run(['sleep', '314.1'])\n\n\n"
+                    "def test_slow_b():\n    subprocess.run(['sleep', '314.1'])\n")
+    p = subprocess.Popen([FLOTILLA, "run", INI, f"--campaign.results={os.path.join(work, 'stopped.h5')}",
+                          "--search.budget=1", "--evaluate.timeout=600s", "--no-live"], cwd=work,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and len(processes("314.1")) < 2:
+        time.sleep(0.2)
+    check(len(processes("314.1")) >= 2, f"interrupt: the slow tests did not start ({processes('314.1')})")
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=60)
+    check("interrupted" in err, f"interrupt: flotilla said {err}")
+    deadline = time.time() + 10
+    while time.time() < deadline and (processes("314.1") or processes(os.path.join(work, "stopped.h5.tests"))):
+        time.sleep(0.2)
+    check(not processes("314.1"), f"interrupt: test processes left behind: {processes('314.1')}")
+    check(not processes(os.path.join(work, "stopped.h5.tests")), "interrupt: runner processes left behind")
+
+
 def main():
     os.makedirs(os.path.join(WORK, "configs"), exist_ok=True)
     suite = os.path.join(WORK, "configs", KIND)
@@ -155,6 +204,7 @@ def main():
     p = run("run", INI, f"--campaign.results={os.path.join(WORK, 'bad.h5')}", "--evaluate.paths=configs/nowhere",
             "--no-live", expect=1)
     check("[evaluate] paths: 'configs/nowhere' does not exist" in p.stderr, f"bad path: {p.stderr}")
+    interrupted()
     print(f"{KIND}: {len(variants)} candidates, recorded outcomes equal a direct run, "
           f"{s['progress']['rolled_back']} rolled back")
 
