@@ -66,9 +66,10 @@ void write_atomically(const fs::path& path, const std::string& text) {
 // default when that is 0: a listing that hangs must not hang the campaign). Returns its exit
 // status, -1 when it timed out; throws when it cannot start.
 int run_to_files(std::vector<std::string> argv, const fs::path& out, const fs::path& err,
-                 std::chrono::milliseconds timeout, const std::vector<fs::path>& path_prepend) {
+                 std::chrono::milliseconds timeout, const std::vector<fs::path>& path_prepend, const fs::path& workdir) {
   using Output = jobs::SubprocessSpec::Output;
   const auto result = jobs::run_subprocess({.argv = std::move(argv),
+                                            .workdir = workdir,
                                             .timeout = timeout.count() > 0 ? timeout : kDiscoveryTimeout,
                                             .stdout_to = Output::file,
                                             .stderr_to = Output::file,
@@ -301,10 +302,10 @@ bool SuiteStage::flotilla_selects() const {
 
 void SuiteStage::prepare() {
   if (file_suite()) (void)test_files();  // a glob that matches nothing is an error now
-  for (const auto& path : suites::split_file_patterns(m_s.suite_paths))  // lit, pytest
-    if (!fs::exists(path))
+  for (const auto& path : suites::split_file_patterns(m_s.suite_paths))  // lit, pytest: found where the tasks run
+    if (!fs::exists(m_s.workdir / path))
       throw ConfigError(fmt::format("{}: [evaluate] paths: '{}' does not exist (relative to {})",
-                                    m_s.config_path.filename().string(), path, fs::current_path().string()));
+                                    m_s.config_path.filename().string(), path, m_s.workdir.string()));
 }
 
 void SuiteStage::add_shard_values(Values& values, std::int64_t candidate, int shard, int attempt) {
@@ -574,18 +575,28 @@ std::optional<std::vector<std::string>> SuiteStage::discovery(std::int64_t candi
   if (!fs::exists(listing)) {  // once per candidate; a resumed campaign reads the recorded listing
     fs::create_directories(candidate_dir(candidate));
     const fs::path out = listing.string() + ".tmp", err = listing.string() + ".err";
-    const int status = run_to_files(list_argv, out, err, m_s.evaluate_timeout, m_path_prepend);
+    // In the campaign's workdir, where its shards run: relative paths mean the same to both.
+    const int status = run_to_files(list_argv, out, err, m_s.evaluate_timeout, m_path_prepend, m_s.workdir);
     if (status != 0) {
-      std::string stderr_text;
+      // Why: stderr's first line, or, for a runner that reports on stdout (pytest's collection
+      // errors), its stdout's first "ERROR" line, else its last line.
+      std::string why;
+      fs::path shown = err;
       try {
-        stderr_text = first_line(read_text(err));
+        why = first_line(read_text(err));
+        if (why.empty()) {
+          shown = out;
+          for (const auto& line : suites_split_lines(read_text(out)))
+            if (!line.empty() && (why.empty() || !why.starts_with("ERROR"))) why = line;
+        }
       } catch (const suites::ReportError&) {
       }
-      throw suites::ReportError(fmt::format("candidate {}: test {} '{}' {}{}{} (stderr: {})", candidate,
+      throw suites::ReportError(fmt::format("candidate {}: test {} '{}' {}{}{} ({}: {})", candidate,
                                             listed ? "listing ([evaluate] list)" : "discovery",
                                             fmt::join(list_argv, " "),
                                             status < 0 ? "timed out" : fmt::format("ended with exit code {}", status),
-                                            stderr_text.empty() ? "" : ": ", stderr_text, err.string()));
+                                            why.empty() ? "" : ": ", why, shown == err ? "stderr" : "output",
+                                            shown.string()));
     }
     fs::rename(out, listing);
   }

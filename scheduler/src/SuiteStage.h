@@ -12,8 +12,9 @@
 //     not the shard's — and failed, naming the report, when it is missing or malformed;
 //  3. once every shard is in: discovery (gtest: `COMMAND --gtest_list_tests`; ctest, lit, pytest:
 //     the protocol's arguments, before the shards, which it divides; run once per candidate on the
-//     scheduler's host and kept as discovery.txt), assembly of the reports, one re-run of the
-//     failures (gtest, ctest, lit, pytest with evaluate.rerun_failures; a task at evaluate index
+//     scheduler's host in campaign.workdir, where the shards run, and kept as discovery.txt),
+//     assembly of the reports, one re-run of the failures (gtest, ctest, lit, pytest with
+//     evaluate.rerun_failures; a task at evaluate index
 //     shards + 1), the outcomes recorded in /tests, and the gate's verdict recorded as the
 //     evaluate trial at index `shards`, which the analysis requires (CampaignInfo::test_gate).
 // Reports stay on disk, so a resumed campaign re-reads them instead of running a shard again.

@@ -14,6 +14,8 @@ campaign there on the local backend, then checks with h5py and with the runner r
     test in exactly one; variant b's failures were re-run once, alone;
   - resuming the finished campaign adds no trial;
   - a path that does not exist is a config error naming [evaluate] paths;
+  - a discovery that fails (a lit config that raises, a pytest file that does not compile) rolls
+    the candidate back, saying why;
   - a campaign stopped by SIGTERM while its shards run a slow test leaves no runner process, and
     no test's process, behind.
 """
@@ -61,8 +63,8 @@ def check(condition, message):
         sys.exit("FAILED: " + message)
 
 
-def run(*args, expect=0):
-    p = subprocess.run([FLOTILLA, *args], cwd=WORK, capture_output=True, text=True, timeout=600)
+def run(*args, expect=0, cwd=None):
+    p = subprocess.run([FLOTILLA, *args], cwd=cwd or WORK, capture_output=True, text=True, timeout=600)
     if p.returncode != expect:
         sys.exit(f"flotilla {' '.join(args)}: exit {p.returncode}, expected {expect}\n{p.stdout}\n{p.stderr}")
     return p
@@ -143,6 +145,30 @@ def interrupted():
     check(not processes(os.path.join(work, "stopped.h5.tests")), "interrupt: runner processes left behind")
 
 
+def broken_discovery():
+    """A suite the runner cannot list: the candidate is rolled back with the runner's reason."""
+    work = os.path.join(WORK, "broken")
+    shutil.rmtree(work, ignore_errors=True)
+    suite = os.path.join(work, "configs", KIND)
+    shutil.copytree(os.path.join(WORK, "configs", KIND), suite, ignore=shutil.ignore_patterns("Output", "__pycache__"))
+    if KIND == "lit":
+        with open(os.path.join(suite, "lit.cfg.py"), "a") as f:
+            f.write("raise RuntimeError('this suite cannot be listed')\n")
+        why = "fatal: unable to parse con"  # lit says so on stderr (the reason keeps its start)
+    else:
+        with open(os.path.join(suite, "test_broken.py"), "w") as f:
+            f.write("def test_broken(:\n")
+        why = ": ERROR configs/pytest/test_broken.py (output: "
+    results = os.path.join(work, "broken.h5")
+    # Started elsewhere, with the suite's folder as campaign.workdir: discovery runs there too.
+    run("run", INI, f"--campaign.results={results}", "--search.budget=0", "--no-live", "--campaign.workdir=" + work,
+        expect=3)  # the baseline failed verification: the campaign stops
+    s = json.loads(run("results", "summary", results, "--json").stdout)
+    reasons = [c["reason"] for c in s["rolled_back"]]
+    check(len(reasons) == 1 and "test discovery" in reasons[0] and "ended with exit code" in reasons[0] and
+          why in reasons[0], f"broken discovery: {reasons}")
+
+
 def main():
     os.makedirs(os.path.join(WORK, "configs"), exist_ok=True)
     suite = os.path.join(WORK, "configs", KIND)
@@ -204,6 +230,7 @@ def main():
     p = run("run", INI, f"--campaign.results={os.path.join(WORK, 'bad.h5')}", "--evaluate.paths=configs/nowhere",
             "--no-live", expect=1)
     check("[evaluate] paths: 'configs/nowhere' does not exist" in p.stderr, f"bad path: {p.stderr}")
+    broken_discovery()
     interrupted()
     print(f"{KIND}: {len(variants)} candidates, recorded outcomes equal a direct run, "
           f"{s['progress']['rolled_back']} rolled back")
