@@ -19,6 +19,7 @@ namespace flotilla::bench {
 struct RandomExact {
   double mean = 0;      // E[best / optimum]
   double median = 0;    // median of best / optimum
+  double p90 = 0;       // 90th percentile of best / optimum (the worst decile's edge)
   double to_5pct = 0;   // median evaluations until within 5% (inf if more than the space)
   double to_1pct = 0;
 };
@@ -36,12 +37,14 @@ inline RandomExact random_exact(std::vector<double> ratios, std::size_t total, s
   const double all = log_choose(N, draws);
   double cdf = 0, mass = 0;
   r.median = INFINITY;
+  r.p90 = INFINITY;
   for (std::size_t i = 0; i < ratios.size(); ++i) {
     double p = std::exp(log_choose(N - static_cast<double>(i) - 1, draws - 1) - all);
     r.mean += p * ratios[i];
     mass += p;
     cdf += p;
     if (cdf >= 0.5 && !std::isfinite(r.median)) r.median = ratios[i];
+    if (cdf >= 0.9 && !std::isfinite(r.p90)) r.p90 = ratios[i];
   }
   if (mass > 0) r.mean /= mass;  // conditional on something succeeding (all-failed is ~0 here)
   auto median_evals = [&](double tolerance) {

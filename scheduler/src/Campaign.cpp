@@ -207,7 +207,7 @@ class CampaignRunner {
   // A candidate's outcome to the strategy; a failed build says so (search::Failure).
   void tell(const results::CandidateSummary& c) {
     const auto& config = m_configs[static_cast<std::size_t>(c.record.id)];
-    if (c.status == results::CandidateStatus::build_failed) m_strategy->tell_failure(config, search::Failure::build);
+    if (c.status == results::CandidateStatus::build_failed) m_strategy->tell(config, search::Failure::build);
     else m_strategy->tell(config, told_value(c));
   }
 
@@ -485,7 +485,7 @@ class CampaignRunner {
         // The replay on resume told the strategy of rollbacks already recorded; only one this
         // run saw happen is news to it.
         if (m_ran_evaluate.contains(id))
-          m_strategy->tell_failure(m_configs[static_cast<std::size_t>(id)], search::Failure::verification);
+          m_strategy->tell(m_configs[static_cast<std::size_t>(id)], search::Failure::verification);
       }
     }
   }

@@ -54,7 +54,7 @@ class BanditStrategy final : public Strategy {
   void observe(std::size_t index) override {
     const auto& o = history()[index];
     for (auto& arm : m_arms) {
-      if (o.failed()) arm.strategy->tell(o.config, std::nullopt);
+      if (o.failed()) arm.strategy->tell(o.config, o.failure);
       else arm.strategy->tell(o.config, options().maximize ? -o.loss.front() : o.loss.front());
     }
     auto it = m_origin.find(o.config);

@@ -24,6 +24,7 @@ namespace flotilla::search {
 
 struct RecordedSpace::Table {
   std::unordered_map<Configuration, double, ConfigurationHash> values;  // NaN: failed
+  std::unordered_map<Configuration, Failure, ConfigurationHash> kinds;  // failures whose kind is known
   std::size_t failures = 0;
   double optimum = 0;
   Configuration optimum_config;
@@ -34,6 +35,7 @@ namespace {
 struct Row {
   std::vector<std::string> fields;  // parameter values, in column order
   std::optional<double> value;      // nullopt: failed
+  Failure failure = Failure::unknown;
   std::string where;                // "file:line" or "file: cache entry 'key'"
 };
 
@@ -43,12 +45,29 @@ std::optional<double> numeric(const std::string& text) {
   return v;
 }
 
+// Kernel Tuner before 1.0 recorded a failed configuration as the time 1e20 (a sentinel, not a
+// measurement), in cache files and in CSV exports of them alike.
+constexpr double kKernelTunerFailureTime = 1e20;
+
+// inf and nan, or Kernel Tuner's failure strings (RuntimeFailedConfig, CompilationFailedConfig,
+// the older ErrorConfig) as a CSV export of a cache writes them.
+// The kind a Kernel Tuner failure string names (unknown for anything else).
+Failure failure_kind(std::string_view text) {
+  if (text == "CompilationFailedConfig") return Failure::build;
+  if (text == "RuntimeFailedConfig") return Failure::crash;
+  return Failure::unknown;
+}
+
 bool failure_word(std::string_view text) {
+  if (text == "RuntimeFailedConfig" || text == "CompilationFailedConfig" || text == "ErrorConfig") return true;
   std::string lower;
   for (char c : text) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (!lower.empty() && (lower[0] == '+' || lower[0] == '-')) lower.erase(0, 1);
   return lower == "inf" || lower == "infinity" || lower == "nan";
 }
+
+// A failure marker among numbers: not finite, or Kernel Tuner's old sentinel (or beyond).
+bool failure_number(double value) { return !std::isfinite(value) || std::abs(value) >= kKernelTunerFailureTime; }
 
 Parameter typed_parameter(const std::string& name, const std::vector<std::string>& texts, const std::string& where) {
   Parameter p;
@@ -100,6 +119,7 @@ RecordedSpace build(const std::string& name, const std::vector<std::string>& col
     if (!added)
       throw ReplayError(fmt::format("{}: configuration '{}' recorded twice (first at {})", row.where, space.to_text(config), it->second->where));
     table->values[config] = row.value.value_or(std::nan(""));
+    if (!row.value && row.failure != Failure::unknown) table->kinds[config] = row.failure;
     if (!row.value) ++table->failures;
     else if (table->optimum_config.empty() || (options.maximize ? *row.value > table->optimum : *row.value < table->optimum))
       table->optimum = *row.value, table->optimum_config = config;
@@ -131,6 +151,11 @@ std::size_t RecordedSpace::size() const { return m_table->values.size(); }
 std::size_t RecordedSpace::failures() const { return m_table->failures; }
 double RecordedSpace::optimum() const { return m_table->optimum; }
 const Configuration& RecordedSpace::optimum_config() const { return m_table->optimum_config; }
+
+Failure RecordedSpace::failure(const Configuration& config) const {
+  auto it = m_table->kinds.find(config);
+  return it == m_table->kinds.end() ? Failure::unknown : it->second;
+}
 
 std::vector<double> RecordedSpace::successes() const {
   std::vector<double> out;
@@ -171,10 +196,16 @@ RecordedSpace parse_csv_space(std::string_view text, const std::string& name, co
       throw ReplayError(fmt::format("{}: expected {} fields, found {}", where, header.size(), fields.size()));
     Row row{.where = where};
     const auto& value = fields[objective_at];
-    if (!failure_word(value)) {
+    // InvalidConfig: Kernel Tuner's mark of a configuration its restrictions forbid (it never
+    // ran it), as in a cache file: not part of the space.
+    if (value == "InvalidConfig") continue;
+    if (failure_word(value)) {
+      row.failure = failure_kind(value);
+    } else {
       row.value = numeric(value);
       if (!row.value)
         throw ReplayError(fmt::format("{}: field '{}': '{}' is not a number (inf or nan marks a failed configuration)", where, objective, value));
+      if (failure_number(*row.value)) row.value.reset();
     }
     for (std::size_t c = 0; c < fields.size(); ++c) {
       if (c == objective_at) continue;
@@ -231,10 +262,12 @@ RecordedSpace parse_kernel_tuner_cache(std::string_view text, const std::string&
     Row row{.where = where};
     if (value.is_number()) {
       row.value = value.get<double>();
-      // Kernel Tuner before 1.0 marked a failed configuration with the time 1e20 (its
-      // sys.float_info.max-like sentinel), not with a string: a failure, not a real time.
-      if (!std::isfinite(*row.value) || *row.value >= 1e20) row.value.reset();
-    } else if (!value.is_string()) {
+      // Kernel Tuner before 1.0 marked a failed configuration with the time 1e20, not with a
+      // string: a failure, not a real time.
+      if (failure_number(*row.value)) row.value.reset();
+    } else if (value.is_string()) {
+      row.failure = failure_kind(value.get<std::string>());
+    } else {
       throw ReplayError(fmt::format("{}: field '{}': {} is neither a number nor a failure", where, objective, value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
     }
     for (const auto& c : columns) {

@@ -39,16 +39,19 @@ ReplayResult replay(const RecordedSpace& recorded, const ReplayOptions& options)
       const double cpu_before = thread_cpu_seconds();
       auto batch = strategy->ask(std::min(std::max<std::size_t>(options.batch, 1), options.budget - run.best.size()));
       ++run.asks;
-      run.ask_cpu_seconds += thread_cpu_seconds() - cpu_before;
+      double cpu = thread_cpu_seconds() - cpu_before;  // this ask and the tells of its batch
       for (const auto& config : batch) {
         auto value = recorded.objective(config);
         if (!value) ++run.failures;
         const double tell_before = thread_cpu_seconds();
-        strategy->tell(config, value);
-        run.ask_cpu_seconds += thread_cpu_seconds() - tell_before;
+        if (value) strategy->tell(config, *value);
+        else strategy->tell(config, recorded.failure(config));  // with its kind, where the file gives one
+        cpu += thread_cpu_seconds() - tell_before;
         if (value && (recorded.maximize() ? *value > best : *value < best)) best = *value;
         run.best.push_back(best);
       }
+      run.ask_cpu_seconds += cpu;
+      run.ask_cpu_max_seconds = std::max(run.ask_cpu_max_seconds, cpu);
       if (batch.empty()) {
         run.exhausted = true;
         break;
@@ -72,6 +75,13 @@ std::optional<std::size_t> ReplayResult::evaluations_to(const ReplayRun& run, do
   return std::nullopt;
 }
 
+std::optional<std::size_t> ReplayResult::evaluations_to_best(const ReplayRun& run) const {
+  if (run.best.empty() || !std::isfinite(run.best.back())) return std::nullopt;
+  for (std::size_t i = 0; i < run.best.size(); ++i)
+    if (run.best[i] == run.best.back()) return i + 1;
+  return std::nullopt;
+}
+
 namespace {
 double quantile(std::vector<double> v, double q) {  // linear interpolation, as numpy's default
   std::sort(v.begin(), v.end());
@@ -85,8 +95,13 @@ double quantile(std::vector<double> v, double q) {  // linear interpolation, as 
 
 ReplayStats ratio_stats(const ReplayResult& result, std::size_t evaluations) {
   std::vector<double> ratios;
-  for (const auto& run : result.runs) ratios.push_back(result.ratio(run, evaluations));
-  if (ratios.empty()) return {};
+  for (const auto& run : result.runs)
+    if (double r = result.ratio(run, evaluations); std::isfinite(r)) ratios.push_back(r);
+  const std::size_t without = result.runs.size() - ratios.size();
+  if (ratios.empty()) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    return {.median = nan, .p25 = nan, .p75 = nan, .mean = nan, .p90 = nan, .with_valid = 0, .without_valid = without};
+  }
   double sum = 0;
   for (double r : ratios) sum += r;
   return {.median = quantile(ratios, 0.5),
@@ -94,7 +109,8 @@ ReplayStats ratio_stats(const ReplayResult& result, std::size_t evaluations) {
           .p75 = quantile(ratios, 0.75),
           .mean = sum / static_cast<double>(ratios.size()),
           .p90 = quantile(ratios, 0.9),
-          .without_valid = static_cast<std::size_t>(std::count_if(ratios.begin(), ratios.end(), [](double r) { return std::isinf(r); }))};
+          .with_valid = ratios.size(),
+          .without_valid = without};
 }
 
 std::optional<double> median_evaluations_to(const ReplayResult& result, double tolerance, std::size_t* reached) {
@@ -119,11 +135,12 @@ std::string replay_text(const RecordedSpace& recorded, const ReplayResult& resul
   text += fmt::format("objective  {} ({}); optimum {} at {}\n", recorded.objective_name(),
                       recorded.maximize() ? "maximize" : "minimize", result.optimum, recorded.space().to_text(recorded.optimum_config()));
   text += fmt::format("strategy   {} · budget {} · batch {} · {} repeats · seed {}\n", o.strategy, budget, o.batch, o.repeats, o.seed);
-  text += fmt::format("best/opt   median {:.4f}  (p25 {:.4f}, p75 {:.4f}, worst decile {:.4f}, mean {:.4f})\n", stats.median,
-                      stats.p25, stats.p75, stats.p90, stats.mean);
+  if (stats.with_valid > 0)
+    text += fmt::format("best/opt   median {:.4f}  (p25 {:.4f}, p75 {:.4f}, worst decile {:.4f}, mean {:.4f})\n", stats.median,
+                        stats.p25, stats.p75, stats.p90, stats.mean);
   if (stats.without_valid > 0)
-    text += fmt::format("note       {} of {} repeats found no valid configuration within the budget (their ratio is inf)\n",
-                        stats.without_valid, result.runs.size());
+    text += fmt::format("note       {} of {} repeats found no valid configuration within the budget{}\n", stats.without_valid,
+                        result.runs.size(), stats.with_valid > 0 ? " (best/opt is over the others)" : "");
   for (double tolerance : {0.05, 0.01}) {
     std::size_t reached = 0;
     auto median = median_evaluations_to(result, tolerance, &reached);
@@ -154,12 +171,13 @@ std::string replay_json(const RecordedSpace& recorded, const ReplayResult& resul
   j["batch"] = o.batch;
   j["repeats"] = o.repeats;
   j["seed"] = o.seed;
-  // Every statistic a repeat without a valid configuration makes infinite is left out, and the
-  // count says why: no nulls.
+  // Over the repeats that found a valid configuration, counted both ways; with none, only the
+  // counts: no nulls.
   nlohmann::ordered_json ratios;
   for (auto [name, value] : {std::pair{"median", stats.median}, std::pair{"p25", stats.p25}, std::pair{"p75", stats.p75},
                              std::pair{"p90", stats.p90}, std::pair{"mean", stats.mean}})
     if (std::isfinite(value)) ratios[name] = value;
+  ratios["repeats_with_valid"] = stats.with_valid;
   ratios["repeats_without_valid"] = stats.without_valid;
   j["best_over_opt"] = ratios;
   for (auto [key, tolerance] : {std::pair{"evals_to_5pct", 0.05}, std::pair{"evals_to_1pct", 0.01}}) {
@@ -172,24 +190,27 @@ std::string replay_json(const RecordedSpace& recorded, const ReplayResult& resul
   }
   nlohmann::ordered_json runs = nlohmann::ordered_json::array();
   std::size_t asks = 0;
-  double cpu = 0;
+  double cpu = 0, cpu_max = 0;
   for (const auto& run : result.runs) {
     nlohmann::ordered_json r;
     r["seed"] = run.seed;
     r["evaluations"] = run.best.size();
     r["failures"] = run.failures;
-    if (!run.best.empty() && std::isfinite(run.best.back())) {
+    if (!run.best.empty() && std::isfinite(run.best.back()) && std::isfinite(result.ratio(run, run.best.size()))) {
       r["best"] = run.best.back();
       r["best_over_opt"] = result.ratio(run, run.best.size());
+      r["evals_to_best"] = *result.evaluations_to_best(run);
     }
     if (auto n = result.evaluations_to(run, 0.05)) r["evals_to_5pct"] = *n;
     runs.push_back(r);
     asks += run.asks;
     cpu += run.ask_cpu_seconds;
+    cpu_max = std::max(cpu_max, run.ask_cpu_max_seconds);
   }
   j["per_repeat"] = runs;
-  // Timing, not a result: the only part of the output that differs between two equal runs.
-  j["cpu_ms_per_ask"] = asks > 0 ? 1000.0 * cpu / static_cast<double>(asks) : 0.0;
+  // Timing, not a result: the only part of the output that differs between two equal runs. An
+  // ask counts with the tells of its batch.
+  j["cpu_ms_per_ask"] = {{"mean", asks > 0 ? 1000.0 * cpu / static_cast<double>(asks) : 0.0}, {"max", 1000.0 * cpu_max}};
   j["exhausted"] = std::any_of(result.runs.begin(), result.runs.end(), [](const ReplayRun& r) { return r.exhausted; });
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }

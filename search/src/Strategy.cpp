@@ -48,9 +48,18 @@ void Strategy::tell(const Configuration& config, std::optional<double> objective
   record(config, {m_options.maximize ? -*objective : *objective});
 }
 
-void Strategy::tell_failure(const Configuration& config, Failure failure) {
-  record(config, {});
-  m_history[m_index.at(config)].failure = failure;
+void Strategy::tell(const Configuration& config, Failure failure) { record(config, {}, failure); }
+
+std::string_view to_string(Failure failure) {
+  switch (failure) {
+    case Failure::unknown: return "unknown";
+    case Failure::build: return "build";
+    case Failure::crash: return "crash";
+    case Failure::timeout: return "timeout";
+    case Failure::verification: return "verification";
+    case Failure::invalid: return "invalid";
+  }
+  return "unknown";
 }
 
 void Strategy::tell_objectives(const Configuration& config, const std::vector<double>& objectives) {
@@ -66,16 +75,17 @@ void Strategy::reserve(const Configuration& config) {
   if (m_seen.insert(config).second) m_pending.push_back(config);
 }
 
-void Strategy::record(const Configuration& config, std::vector<double> loss) {
+void Strategy::record(const Configuration& config, std::vector<double> loss, Failure failure) {
   // A NaN or infinite objective is a failure (a broken measurement), never a value: NaN would
   // break every ranking and an infinity every model fit.
   if (std::any_of(loss.begin(), loss.end(), [](double v) { return !std::isfinite(v); })) loss.clear();
+  if (!loss.empty()) failure = Failure::unknown;  // a kind belongs to failures only
   m_seen.insert(config);
   auto pending = std::find(m_pending.begin(), m_pending.end(), config);
   if (pending != m_pending.end()) m_pending.erase(pending);
   auto [it, added] = m_index.try_emplace(config, m_history.size());
-  if (added) m_history.push_back({config, std::move(loss), std::nullopt});
-  else m_history[it->second].loss = std::move(loss), m_history[it->second].failure.reset();
+  if (added) m_history.push_back({config, std::move(loss), failure});
+  else m_history[it->second].loss = std::move(loss), m_history[it->second].failure = failure;
   observe(it->second);
 }
 

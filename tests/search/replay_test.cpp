@@ -94,6 +94,8 @@ TEST(RecordedCache, KernelTunerCacheWithFailuresAndFixedParameters) {
   EXPECT_EQ(r.size(), 3u);                       // InvalidConfig: forbidden, not part of the space
   EXPECT_EQ(r.failures(), 1u);
   EXPECT_EQ(r.optimum(), 1.25);
+  EXPECT_EQ(r.failure(r.space().parse_configuration("bx=32 t=2")), Failure::build);
+  EXPECT_EQ(r.failure(r.space().parse_configuration("bx=32 t=1")), Failure::unknown);  // did not fail
 }
 
 TEST(RecordedCache, ErrorsNameFileAndEntry) {
@@ -167,24 +169,67 @@ TEST(Replay, RatiosAndEvaluationsToATolerance) {
   EXPECT_EQ(stats.without_valid, 0u);
 }
 
-// A repeat that finds nothing valid makes mean and the upper quantiles infinite: the JSON leaves
-// them out and counts such repeats, never printing null.
+// A repeat that finds nothing valid has no ratio: the statistics are over the repeats that did,
+// the JSON counts both kinds and never prints null.
 TEST(Replay, RepeatsWithoutAValidConfigurationAreCountedNotNull) {
   ReplayResult result{.optimum = 2.0};
   result.runs = {ReplayRun{.best = {2.0}}, ReplayRun{.best = {2.2}}, ReplayRun{.best = {INFINITY}}};
   const auto stats = ratio_stats(result, 1);
+  EXPECT_EQ(stats.with_valid, 2u);
   EXPECT_EQ(stats.without_valid, 1u);
-  EXPECT_TRUE(std::isinf(stats.mean));
-  EXPECT_DOUBLE_EQ(stats.median, 1.1);
+  EXPECT_DOUBLE_EQ(stats.mean, 1.05);
+  EXPECT_DOUBLE_EQ(stats.median, 1.05);
+  EXPECT_DOUBLE_EQ(stats.p90, 1.09);
   auto r = parse_csv_space(kCsv, "s.csv");
   result.optimum = r.optimum();
   const std::string json = replay_json(r, result);
   EXPECT_EQ(json.find("null"), std::string::npos) << json;
   const auto j = nlohmann::json::parse(json);
+  EXPECT_EQ(j["best_over_opt"]["repeats_with_valid"], 2);
   EXPECT_EQ(j["best_over_opt"]["repeats_without_valid"], 1);
-  EXPECT_FALSE(j["best_over_opt"].contains("mean"));
+  EXPECT_TRUE(j["best_over_opt"].contains("mean"));
+  EXPECT_TRUE(j["best_over_opt"].contains("p75"));
   EXPECT_FALSE(j["per_repeat"][2].contains("best"));
-  EXPECT_NE(replay_text(r, result).find("1 of 3 repeats found no valid configuration"), std::string::npos);
+  EXPECT_FALSE(j["per_repeat"][2].contains("evals_to_best"));
+  EXPECT_EQ(j["per_repeat"][2]["failures"], 0);
+  EXPECT_NE(replay_text(r, result).find("1 of 3 repeats found no valid configuration within the budget (best/opt is over the others)"),
+            std::string::npos);
+}
+
+TEST(Replay, NoRepeatWithAValidConfigurationGivesCountsNotNulls) {
+  auto r = parse_csv_space(kCsv, "s.csv");
+  ReplayResult result{.optimum = r.optimum()};
+  result.runs = {ReplayRun{.best = {INFINITY, INFINITY}, .failures = 2}, ReplayRun{.best = {INFINITY}, .failures = 1}};
+  const auto stats = ratio_stats(result, 2);
+  EXPECT_EQ(stats.with_valid, 0u);
+  EXPECT_EQ(stats.without_valid, 2u);
+  const std::string json = replay_json(r, result);
+  EXPECT_EQ(json.find("null"), std::string::npos) << json;
+  EXPECT_EQ(json.find("NaN"), std::string::npos) << json;
+  const auto j = nlohmann::json::parse(json);
+  EXPECT_EQ(j["best_over_opt"], nlohmann::json::parse(R"({"repeats_with_valid": 0, "repeats_without_valid": 2})"));
+  EXPECT_EQ(j["evals_to_5pct"], nlohmann::json::parse(R"({"reached": 0})"));
+  EXPECT_EQ(j["per_repeat"][0]["failures"], 2);
+  EXPECT_EQ(replay_text(r, result).find("best/opt"), std::string::npos);
+}
+
+// Per repeat: best found, evaluations to it and to within 5%, failures; CPU per ask, mean and max.
+TEST(Replay, PerRepeatFiguresAndCostPerAsk) {
+  auto r = parse_csv_space(kCsv, "s.csv");  // optimum 1.5
+  ReplayResult result{.optimum = r.optimum()};
+  result.runs = {ReplayRun{.best = {INFINITY, 3.0, 1.55, 1.55, 1.5, 1.5}, .failures = 1, .asks = 6, .ask_cpu_seconds = 0.006,
+                           .ask_cpu_max_seconds = 0.004},
+                 ReplayRun{.best = {2.0, 2.0}, .asks = 2, .ask_cpu_seconds = 0.002, .ask_cpu_max_seconds = 0.0015}};
+  EXPECT_EQ(result.evaluations_to_best(result.runs[0]), 5u);
+  EXPECT_EQ(result.evaluations_to_best(result.runs[1]), 1u);
+  const auto j = nlohmann::json::parse(replay_json(r, result));
+  EXPECT_EQ(j["per_repeat"][0]["best"], 1.5);
+  EXPECT_EQ(j["per_repeat"][0]["evals_to_best"], 5);
+  EXPECT_EQ(j["per_repeat"][0]["evals_to_5pct"], 3);
+  EXPECT_EQ(j["per_repeat"][0]["failures"], 1);
+  EXPECT_FALSE(j["per_repeat"][1].contains("evals_to_5pct"));
+  EXPECT_DOUBLE_EQ(j["cpu_ms_per_ask"]["mean"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(j["cpu_ms_per_ask"]["max"].get<double>(), 4.0);
 }
 
 // Kernel Tuner before 1.0 recorded a failed configuration as the time 1e20.
@@ -195,4 +240,25 @@ TEST(Replay, OldKernelTunerFailureMarkerIsAFailure) {
       "old.json");
   EXPECT_EQ(r.failures(), 1u);
   EXPECT_EQ(r.optimum(), 2.5);
+  EXPECT_EQ(r.objective(r.space().parse_configuration("b=2")), std::nullopt);
+}
+
+// The same markers in a CSV (an export of such a cache): 1e20 and Kernel Tuner's failure
+// strings are failures that stay in the space; InvalidConfig is outside it, as in a cache.
+TEST(Replay, KernelTunerFailureMarkersInACsvAreFailures) {
+  const auto r = parse_csv_space(
+      "b,time\n1,2.5\n2,1e20\n3,1E+20\n4,RuntimeFailedConfig\n5,CompilationFailedConfig\n6,InvalidConfig\n7,3.0\n", "kt.csv");
+  EXPECT_EQ(r.size(), 6u);
+  EXPECT_EQ(r.failures(), 4u);
+  EXPECT_EQ(r.optimum(), 2.5);
+  EXPECT_EQ(r.objective(r.space().parse_configuration("b=3")), std::nullopt);
+  EXPECT_EQ(r.objective(r.space().parse_configuration("b=7")), 3.0);
+  EXPECT_EQ(r.failure(r.space().parse_configuration("b=2")), Failure::unknown);  // 1e20 says nothing more
+  EXPECT_EQ(r.failure(r.space().parse_configuration("b=4")), Failure::crash);
+  EXPECT_EQ(r.failure(r.space().parse_configuration("b=5")), Failure::build);
+  // Failures are not the best: replayed, they never enter a repeat's best.
+  auto result = replay(r, {.strategy = "grid", .budget = 6, .repeats = 1});
+  EXPECT_EQ(result.runs[0].failures, 4u);
+  EXPECT_EQ(result.runs[0].best.back(), 2.5);
+  EXPECT_EQ(csv_error("b,time\n1,Broken\n"), "s.csv:2: field 'time': 'Broken' is not a number (inf or nan marks a failed configuration)");
 }

@@ -96,6 +96,38 @@ TEST_P(EveryStrategy, ARolledBackCandidateIsToldAgainAsAFailure) {
   for (const auto& text : run(*strategy, space, 4)) EXPECT_NE(text, space.to_text(batch[0]));
 }
 
+// A failure told with its kind is a failure like nullopt, and the kind is kept for strategies
+// that want it; a strategy that ignores kinds proposes exactly what it would after nullopt.
+TEST_P(EveryStrategy, AFailureKindIsAFailureAndChangesNothingForStrategiesThatIgnoreIt) {
+  auto space = test::structured_space();
+  auto with_kind = make_strategy({.name = GetParam(), .seed = 4, .maximize = false}, space);
+  auto without = make_strategy({.name = GetParam(), .seed = 4, .maximize = false}, space);
+  std::vector<std::string> a, b;
+  for (int round = 0; round < 12; ++round) {
+    auto ca = with_kind->ask(3), cb = without->ask(3);
+    for (const auto& c : ca) {
+      a.push_back(space.to_text(c));
+      if (auto v = test::structured_objective(c)) with_kind->tell(c, *v);
+      else with_kind->tell(c, round % 2 ? Failure::build : Failure::timeout);
+    }
+    for (const auto& c : cb) b.push_back(space.to_text(c)), without->tell(c, test::structured_objective(c));
+  }
+  EXPECT_EQ(a, b);
+  std::size_t failed = 0;
+  for (const auto& o : with_kind->history()) {
+    if (o.failed()) {
+      ++failed;
+      EXPECT_TRUE(o.failure == Failure::build || o.failure == Failure::timeout);
+    } else {
+      EXPECT_EQ(o.failure, Failure::unknown);
+    }
+  }
+  for (const auto& o : without->history()) EXPECT_EQ(o.failure, Failure::unknown);
+  if (GetParam() != "grid") {
+    EXPECT_GT(failed, 0u) << "the hidden constraint was never met: the test says nothing";
+  }
+}
+
 TEST_P(EveryStrategy, ANonFiniteObjectiveIsAFailure) {
   auto space = small_space();
   auto strategy = make_strategy({.name = GetParam(), .seed = 3, .maximize = false}, space);
@@ -177,6 +209,26 @@ TEST(GridStrategy, WalksInIndexOrder) {
   EXPECT_EQ(space.to_text(batch[2]), "x=1 y=3");
 }
 
+TEST(FailureKinds, KeptWithTheLatestOutcomeAndNamed) {
+  auto space = small_space();
+  auto strategy = make_strategy({.name = "bayes", .seed = 1, .maximize = false}, space);
+  auto batch = strategy->ask(2);
+  ASSERT_EQ(batch.size(), 2u);
+  strategy->tell(batch[0], Failure::verification);
+  strategy->tell(batch[1], 2.0);
+  EXPECT_TRUE(strategy->history()[0].failed());
+  EXPECT_EQ(strategy->history()[0].failure, Failure::verification);
+  strategy->tell(batch[0], 1.5);  // measured again, fine this time
+  EXPECT_FALSE(strategy->history()[0].failed());
+  EXPECT_EQ(strategy->history()[0].failure, Failure::unknown);
+  strategy->tell(batch[1], std::nullopt);  // rolled back, no kind given
+  EXPECT_EQ(strategy->history()[1].failure, Failure::unknown);
+  std::vector<std::string_view> names;
+  for (auto f : {Failure::unknown, Failure::build, Failure::crash, Failure::timeout, Failure::verification, Failure::invalid})
+    names.push_back(to_string(f));
+  EXPECT_EQ(names, (std::vector<std::string_view>{"unknown", "build", "crash", "timeout", "verification", "invalid"}));
+}
+
 TEST(Registry, UnknownNameListsKnownOnes) {
   auto space = small_space();
   try {
@@ -189,21 +241,3 @@ TEST(Registry, UnknownNameListsKnownOnes) {
   }
 }
 
-// A failure told with its kind (a build that failed, docs/build.md) is a failure like any other,
-// and the kind is kept next to it; a later outcome of the same configuration replaces both.
-TEST(Strategy, AFailureKeepsItsKind) {
-  const auto space = small_space();
-  auto strategy = make_strategy({.name = "random", .seed = 1}, space);
-  const auto configs = strategy->ask(2);
-  ASSERT_EQ(configs.size(), 2u);
-  strategy->tell_failure(configs[0], Failure::build);
-  strategy->tell(configs[1], std::nullopt);
-  ASSERT_EQ(strategy->history().size(), 2u);
-  EXPECT_TRUE(strategy->history()[0].failed());
-  EXPECT_EQ(strategy->history()[0].failure, Failure::build);
-  EXPECT_TRUE(strategy->history()[1].failed());
-  EXPECT_FALSE(strategy->history()[1].failure);
-  strategy->tell(configs[0], 3.0);
-  EXPECT_FALSE(strategy->history()[0].failed());
-  EXPECT_FALSE(strategy->history()[0].failure);
-}

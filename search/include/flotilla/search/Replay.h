@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "flotilla/search/Space.h"
+#include "flotilla/search/Strategy.h"
 
 namespace flotilla::search {
 
@@ -49,6 +50,10 @@ class RecordedSpace {
   std::size_t failures() const;
   // The recorded value; nullopt for a failed configuration. Throws ReplayError if not recorded.
   std::optional<double> objective(const Configuration& config) const;
+  // Why a failed configuration failed, as far as the file says: Kernel Tuner's
+  // CompilationFailedConfig is a build failure, RuntimeFailedConfig a crash; inf, nan and the
+  // old 1e20 marker say nothing (unknown). Unknown for a configuration that did not fail.
+  Failure failure(const Configuration& config) const;
   double optimum() const;
   const Configuration& optimum_config() const;
   // Every successful objective value, in no particular order (for exact baselines).
@@ -85,6 +90,7 @@ struct ReplayRun {
   std::size_t failures = 0;        // evaluations of configurations that failed
   std::size_t asks = 0;            // strategy->ask calls
   double ask_cpu_seconds = 0;      // CPU time in ask and tell (this thread), for the cost per ask
+  double ask_cpu_max_seconds = 0;  // the costliest ask with the tells of its batch
 };
 
 struct ReplayResult {
@@ -97,17 +103,20 @@ struct ReplayResult {
   double ratio(const ReplayRun& run, std::size_t evaluations) const;
   // Evaluations until within `tolerance` (0.05 = 5%) of the optimum; nullopt if never.
   std::optional<std::size_t> evaluations_to(const ReplayRun& run, double tolerance) const;
+  // Evaluations until the run's final best was first found; nullopt if it found nothing valid.
+  std::optional<std::size_t> evaluations_to_best(const ReplayRun& run) const;
 };
 
 // Runs options.repeats independent repeats (seed of repeat r derived from options.seed and r).
 ReplayResult replay(const RecordedSpace& recorded, const ReplayOptions& options);
 
-// Order statistics over repeats, as reported.
-// Over every repeat; a repeat that found nothing valid within the budget has ratio infinity, so
-// a statistic that reaches it is infinite (JSON leaves it out and says how many: no nulls).
+// Order statistics of best-found / optimum over the repeats that found a valid configuration
+// within `evaluations` (`with_valid` of them); `without_valid` counts the others, which have no
+// ratio. With no valid repeat at all the statistics are NaN (JSON leaves them out: no nulls).
 struct ReplayStats {
   double median = 0, p25 = 0, p75 = 0, mean = 0;
   double p90 = 0;                      // the worst decile's edge: what an unlucky single campaign meets
+  std::size_t with_valid = 0;          // repeats the statistics are over
   std::size_t without_valid = 0;       // repeats that found no valid configuration
 };
 ReplayStats ratio_stats(const ReplayResult& result, std::size_t evaluations);

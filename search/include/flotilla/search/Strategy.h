@@ -2,8 +2,8 @@
 //
 // The scheduler asks for a batch of configurations, runs them, and tells the outcome of each:
 // an objective value, or nullopt for a failed or rolled-back candidate (a "hidden constraint"
-// that adaptive strategies learn from). Multi-objective searches tell a vector of objectives
-// instead. Strategies are registered by name in one explicit list (make_strategy) and take
+// that adaptive strategies learn from), or, when the caller knows why it failed, a Failure
+// kind. Multi-objective searches tell a vector of objectives instead. Strategies are registered by name in one explicit list (make_strategy) and take
 // every random choice from their seed, so a campaign is reproducible from its file and seed.
 // Invariants (kept by the Strategy base class for every strategy):
 //  - ask() never returns a configuration that was asked, told or reserved before, nor one that
@@ -37,21 +37,26 @@ struct StrategyOptions {
   std::string fidelity;
 };
 
+// Why a configuration failed, when the caller knows: it did not build (compile or link), it
+// crashed or returned an error at run time, it ran past its time limit, its output failed
+// verification, or the device refused it (e.g. too many threads per block or too much shared
+// memory: a constraint nobody wrote down). `unknown` is what tell(config, std::nullopt) says.
+// Every kind is a failure to every strategy (history()'s loss is empty); a strategy may weigh
+// kinds differently by reading Observation::failure, and one that ignores it behaves exactly as
+// with nullopt. The scheduler's trial statuses map onto these (build_failed -> build, ...).
+enum class Failure { unknown, build, crash, timeout, verification, invalid };
+std::string_view to_string(Failure failure);
+
 struct ConfigurationHash {
   std::size_t operator()(const Configuration& c) const noexcept;
 };
 
 // One told outcome. `loss` holds every objective turned into "lower is better" (a maximised
 // objective is negated); it is empty when the configuration failed.
-// Why a configuration failed, told alongside the missing objective, so that a strategy can tell
-// a variant that does not compile from one that crashes, times out or fails its tests. No
-// strategy acts on it yet: every failure is still learned the same way (a hidden constraint).
-enum class Failure { build, crash, timeout, verification };
-
 struct Observation {
   Configuration config;
   std::vector<double> loss;
-  std::optional<Failure> failure;  // why, when failed and the caller said
+  Failure failure = Failure::unknown;  // why it failed, when failed() and the caller said
   bool failed() const { return loss.empty(); }
 };
 
@@ -63,8 +68,8 @@ class Strategy {
 
   std::vector<Configuration> ask(std::size_t n);
   void tell(const Configuration& config, std::optional<double> objective);
-  // A failure with its kind (the objective is missing).
-  void tell_failure(const Configuration& config, Failure failure);
+  // A failure whose kind is known; the same as nullopt to a strategy that ignores kinds.
+  void tell(const Configuration& config, Failure failure);
   // Several objectives of one configuration; empty = failed.
   void tell_objectives(const Configuration& config, const std::vector<double>& objectives);
   // Marks a configuration as taken elsewhere (e.g. by another strategy of an ensemble), so it
@@ -90,7 +95,7 @@ class Strategy {
   const StrategyOptions& options() const { return m_options; }
 
  private:
-  void record(const Configuration& config, std::vector<double> loss);
+  void record(const Configuration& config, std::vector<double> loss, Failure failure = Failure::unknown);
 
   const Space& m_space;
   StrategyOptions m_options;
