@@ -60,6 +60,7 @@ class GaussianProcess {
   // (-inf when not positive definite). Keeps the factor and weights on success.
   double factor(const std::vector<double>& inv_l2, double noise);
   void select_hyperparameters();
+  void select_on_data();  // on m_x and m_y as they are
 
   const Encoding& m_encoding;
   std::vector<char> m_categorical;  // per parameter, copied from the encoding for the inner loop
