@@ -111,7 +111,7 @@ const std::vector<OptionDecl>& option_table() {
       {"confirm.tries", "2", false, false,
        "candidates confirmed per round at most, best first, until one is confirmed faster"},
       {"search.strategy", "bayes", false, false,
-       "search strategy: bayes, random, grid, sobol, genetic, annealing, local, hyperband, bandit, nsga2 (docs/search.md)"},
+       "search strategy: bayes, random, grid, sobol, genetic, annealing, local, hyperband, bandit, nsga2, bayes-escape (docs/search.md)"},
       {"search.budget", "32", false, false, "candidates to explore, the baseline not counted (0: verify the baseline alone)"},
       {"search.batch", "8", false, false, "candidates per round"},
       {"resources.backend", "local", false, false, "where tasks run: local, mpi or slurm"},

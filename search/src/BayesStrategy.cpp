@@ -15,6 +15,11 @@
 //     spaces (a GP smooths over the power-of-two effects that make a neighbour 10% faster),
 //     and spends the budget on uncertain corners; the bias makes it climb to a local optimum
 //     first and leave only for a clearly better prospect.
+// `bayes-escape` is the same model with one rule more, for the runs that climb to a local
+// optimum and stay there: once kStall x parameters (at least kStallMin) evaluations in a row
+// have not improved the best, every other proposal is the best-scoring candidate that differs
+// from the incumbent in two parameters or more, with no bias towards the incumbent (a jump out
+// of its neighbourhood), until something improves again.
 // What it believes about configurations it has no value for: pending ones (asked, not told)
 // and failed ones enter the GP with its own prediction, failed ones no better than the worst
 // value seen. This removes their uncertainty, so a batch does not crowd around the pending
@@ -41,20 +46,38 @@ constexpr double kFailurePower = 2.0;    // a failed evaluation is wasted: weigh
 // kModelRest others spread evenly over the rest (the shape of the bad regions), and the most
 // recent kModelFailed failures.
 constexpr std::size_t kModelBest = 200, kModelRest = 100, kModelFailed = 100;
+// bayes-escape: stalled after this many evaluations per parameter without a gain.
+constexpr std::size_t kStall = 2, kStallMin = 10;
 
 class BayesStrategy final : public AdaptiveStrategy {
  public:
-  BayesStrategy(const StrategyOptions& options, const Space& space)
-      : AdaptiveStrategy(space, options), m_gp(m_encoding), m_design(m_encoding.dims(), mix_seed(options.seed, 3)) {
+  BayesStrategy(const StrategyOptions& options, const Space& space, bool escape)
+      : AdaptiveStrategy(space, options), m_gp(m_encoding), m_design(m_encoding.dims(), mix_seed(options.seed, 3)),
+        m_escape(escape) {
     m_initial = std::clamp<std::size_t>(2 * m_encoding.dims(), 6, 16);
+    m_stall = std::max(kStallMin, kStall * m_encoding.dims());
   }
-  std::string_view name() const override { return "bayes"; }
+  std::string_view name() const override { return m_escape ? "bayes-escape" : "bayes"; }
 
  protected:
+  void on_observe(std::size_t) override {
+    if (best() && (!m_best_loss || loss(*best()) < *m_best_loss)) m_best_loss = loss(*best()), m_last_gain = history().size();
+  }
+
   std::optional<Configuration> propose() override {
     auto good = ranked();
     if (history().size() + pending().size() < m_initial || good.size() < 2) return initial();
     fit(good);
+    if (m_escape && history().size() >= m_last_gain + m_stall && m_turn++ % 2 == 0) {
+      const auto& incumbent = history()[good.front()].config;
+      auto pool = candidates();
+      std::erase_if(pool, [&](const Configuration& c) {
+        std::size_t differ = 0;
+        for (std::size_t d = 0; d < c.size(); ++d) differ += c[d] != incumbent[d];
+        return differ < 2;
+      });
+      if (auto far = acquire(std::move(pool))) return far->first;
+    }
     std::vector<Configuration> near;
     for (auto& n : m_encoding.neighbours(history()[good.front()].config, false))
       if (fresh(n)) near.push_back(std::move(n));
@@ -165,12 +188,21 @@ class BayesStrategy final : public AdaptiveStrategy {
   SobolSequence m_design;
   std::size_t m_initial = 10;
   std::size_t m_selected_at = 0;
+  bool m_escape = false;
+  std::size_t m_stall = kStallMin;
+  std::optional<double> m_best_loss;
+  std::size_t m_last_gain = 0;  // history size when the best last improved
+  std::size_t m_turn = 0;       // alternates jumps and ordinary proposals while stalled
 };
 
 }  // namespace
 
 std::unique_ptr<Strategy> make_bayes_strategy(const StrategyOptions& options, const Space& space) {
-  return std::make_unique<BayesStrategy>(options, space);
+  return std::make_unique<BayesStrategy>(options, space, false);
+}
+
+std::unique_ptr<Strategy> make_bayes_escape_strategy(const StrategyOptions& options, const Space& space) {
+  return std::make_unique<BayesStrategy>(options, space, true);
 }
 
 }  // namespace flotilla::search

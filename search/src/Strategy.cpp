@@ -115,6 +115,7 @@ const std::vector<Entry>& registry() {
       {"hyperband", make_hyperband_strategy},
       {"bandit", make_bandit_strategy},
       {"nsga2", make_nsga2_strategy},
+      {"bayes-escape", make_bayes_escape_strategy},
   };
   return entries;
 }

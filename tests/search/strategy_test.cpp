@@ -229,6 +229,33 @@ TEST(FailureKinds, KeptWithTheLatestOutcomeAndNamed) {
   EXPECT_EQ(names, (std::vector<std::string_view>{"unknown", "build", "crash", "timeout", "verification", "invalid"}));
 }
 
+// Stalled (nothing improves on the first result for 2 x 4 parameters, at least 10,
+// evaluations), bayes-escape makes every other proposal a jump: two parameters or more away
+// from the incumbent.
+TEST(BayesEscape, JumpsOutOfTheIncumbentsNeighbourhoodWhenStalled) {
+  auto space = test::structured_space();
+  auto strategy = make_strategy({.name = "bayes-escape", .seed = 6, .maximize = false}, space);
+  std::optional<Configuration> incumbent;
+  std::size_t jumps = 0, stalled = 0;
+  for (std::size_t told = 0; told < 51; ++told) {
+    auto batch = strategy->ask(1);
+    ASSERT_EQ(batch.size(), 1u);
+    const auto& c = batch.front();
+    if (incumbent && told >= 11) {
+      ++stalled;
+      std::size_t differ = 0;
+      for (std::size_t d = 0; d < c.size(); ++d) differ += c[d] != (*incumbent)[d];
+      // The rule's turns: the asks after 11, 13, ... told outcomes are jumps, whatever the model says.
+      if ((told - 11) % 2 == 0) EXPECT_GE(differ, 2u) << "ask after " << told << " outcomes";
+      jumps += differ >= 2;
+    }
+    strategy->tell(c, incumbent ? 2.0 + 0.01 * c[0] : 1.0);
+    if (!incumbent) incumbent = c;
+  }
+  EXPECT_EQ(stalled, 40u);
+  EXPECT_GE(jumps, 20u);
+}
+
 TEST(Registry, UnknownNameListsKnownOnes) {
   auto space = small_space();
   try {
@@ -237,7 +264,7 @@ TEST(Registry, UnknownNameListsKnownOnes) {
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(),
                  "unknown strategy 'telepathy' (known: grid, random, sobol, bayes, genetic, annealing, local, hyperband, "
-                 "bandit, nsga2)");
+                 "bandit, nsga2, bayes-escape)");
   }
 }
 
