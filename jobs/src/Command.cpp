@@ -139,4 +139,14 @@ std::vector<std::string> placeholders(std::string_view command_template) {
   return names;
 }
 
+EnvLines render_env(const EnvLines& env, const std::map<std::string, std::string, std::less<>>& values) {
+  EnvLines out;
+  for (const auto& [name, value] : env) {
+    std::string text;
+    for (const auto& word : render_argv(value, values)) text += (text.empty() ? "" : " ") + word;
+    out.emplace_back(name, std::move(text));
+  }
+  return out;
+}
+
 }  // namespace flotilla::jobs

@@ -43,7 +43,7 @@ BuildStage::BuildStage(const Settings& settings, std::vector<std::filesystem::pa
     : m_s(settings), m_path_prepend(std::move(path_prepend)), m_campaign_tag(std::move(campaign_tag)) {}
 
 std::filesystem::path BuildStage::folder(const Values& values) const {
-  return m_s.build_root / build_folder_name(build_key(m_s.build_command, values));
+  return m_s.build_root / build_folder_name(build_key(m_s.build_template(), values));
 }
 
 void BuildStage::run(const std::vector<std::int64_t>& ids, const std::vector<results::TrialRecord>& trials,
@@ -51,7 +51,7 @@ void BuildStage::run(const std::vector<std::int64_t>& ids, const std::vector<res
                      const std::function<void(results::TrialRecord)>& record, const std::function<bool()>& stopping) {
   if (!active()) return;
   const auto latest = latest_builds(trials);
-  const auto key_of = [&](std::int64_t id) { return build_key(m_s.build_command, values_of(id)); };
+  const auto key_of = [&](std::int64_t id) { return build_key(m_s.build_template(), values_of(id)); };
   const auto usable = [&](const results::TrialRecord& t) {
     return t.status != results::TrialStatus::ok ||
            std::filesystem::is_directory(m_s.build_root / build_folder_name(key_of(t.candidate)));
@@ -90,6 +90,7 @@ void BuildStage::run(const std::vector<std::int64_t>& ids, const std::vector<res
     values["build_dir"] = dir.string();
     specs.push_back({.id = i, .argv = jobs::render_argv(m_s.build_command, values), .timeout = m_s.build_timeout,
                      .workdir = m_s.workdir, .attempt = first.attempt});
+    specs.back().env = jobs::render_env(m_s.build_env, values);
   }
   backend->submit(std::move(specs));
   while (backend->queued() + backend->running() > 0) {

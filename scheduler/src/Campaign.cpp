@@ -188,7 +188,7 @@ class CampaignRunner {
     // What this run's results rest on besides the settings (Provenance.h): once per run, so a
     // campaign resumed on another commit or compiler says so in its summary.
     m_store->add_event({now_seconds(), "provenance",
-                        results::provenance_detail(probe_provenance(m_s, {m_s.explore_command, m_s.evaluate_command}))});
+                        results::provenance_detail(probe_provenance(m_s, {m_s.build_command, m_s.explore_command, m_s.evaluate_command}))});
     // Replay: the strategy learns every recorded candidate, in the order they were proposed.
     auto summary = summarize();
     for (const auto& c : summary.candidates) tell(c);
@@ -585,22 +585,9 @@ class CampaignRunner {
                           .resources = bench ? "explore" : "evaluate",
                           .after = bench ? "" : "explore",
                           .array_index = bench ? -1 : index};
-    spec.env = render_env(bench ? m_s.explore_env : m_s.evaluate_env, values);
+    spec.env = jobs::render_env(bench ? m_s.explore_env : m_s.evaluate_env, values);
     if (!bench && m_suite.active()) m_suite.finish_shard_task(spec, id, index, attempt);
     return spec;
-  }
-
-  // [explore] env / [evaluate] env with the task's values: NAME=VALUE pairs, no shell.
-  static std::vector<std::pair<std::string, std::string>> render_env(
-      const std::vector<std::pair<std::string, std::string>>& env,
-      const std::map<std::string, std::string, std::less<>>& values) {
-    std::vector<std::pair<std::string, std::string>> out;
-    for (const auto& [name, value] : env) {
-      std::string text;
-      for (const auto& word : jobs::render_argv(value, values)) text += (text.empty() ? "" : " ") + word;
-      out.emplace_back(name, std::move(text));
-    }
-    return out;
   }
 
   // A benchmark command with its [explore] env in front, through env(1): a confirmation runs the
@@ -608,7 +595,7 @@ class CampaignRunner {
   std::vector<std::string> with_env(std::vector<std::string> argv, std::int64_t id) const {
     if (m_s.explore_env.empty()) return argv;
     std::vector<std::string> out{"env"};
-    for (const auto& [name, value] : render_env(m_s.explore_env, task_values(id, results::TrialKind::explore, 0)))
+    for (const auto& [name, value] : jobs::render_env(m_s.explore_env, task_values(id, results::TrialKind::explore, 0)))
       out.push_back(name + "=" + value);
     out.insert(out.end(), argv.begin(), argv.end());
     return out;

@@ -99,7 +99,12 @@ results::RunProvenance probe_provenance(const Settings& s, const std::vector<std
     p.git_commit = commit;
     // Uncommitted changes to tracked files; files git does not track are not part of the commit
     // either way, and build outputs would always count.
-    p.git_dirty = !trimmed(probe({"git", "-C", p.workdir, "status", "--porcelain", "--untracked-files=no"}, s.workdir)).empty();
+    // --no-optional-locks: plain `git status` refreshes the index under .git/index.lock, and a
+    // flotilla killed at that moment would leave the user's repository locked.
+    p.git_dirty = !trimmed(probe({"git", "--no-optional-locks", "-C", p.workdir, "status", "--porcelain",
+                                  "--untracked-files=no"},
+                                 s.workdir))
+                       .empty();
   }
   auto programs = named_compilers(command_templates);
   // nvcc whenever it is on PATH: GPU code is often built by a script the commands only call.
@@ -107,7 +112,7 @@ results::RunProvenance probe_provenance(const Settings& s, const std::vector<std
   for (const auto& program : programs)
     if (auto line = version_line(program, probe({program, "--version"}, s.workdir)); !line.empty())
       p.tools.emplace_back(program, std::move(line));
-  for (const auto* env : {&s.explore_env, &s.evaluate_env})
+  for (const auto* env : {&s.build_env, &s.explore_env, &s.evaluate_env})
     for (const auto& [name, value] : *env) p.env.push_back(name + "=" + value);
   return p;
 }

@@ -528,6 +528,9 @@ Settings validate(RawValues raw, const std::string& display) {
   s.build_root = r.text("build.dir");
   if (auto* dir = r.one("build.dir"); dir && s.build_command.empty())
     bad(*dir, "build.dir", "needs [build] command");
+  s.build_env = read_env(r, s, "build.env", {});
+  if (auto env = r.all("build.env"); !env.empty() && s.build_command.empty())
+    bad(env.front(), "build.env", "needs [build] command");
   check_command(r, s, "explore.command", {"candidate", "repeat"});
   s.explore_env = read_env(r, s, "explore.env", {"candidate", "repeat"});
   s.evaluate_env = read_env(r, s, "evaluate.env", {"candidate", "shard", "shards"});
@@ -597,6 +600,12 @@ Settings validate(RawValues raw, const std::string& display) {
   s.slurm.explore = read_stage_shape(r, s.slurm, "explore");
   s.slurm.evaluate = read_stage_shape(r, s.slurm, "evaluate");
   return s;
+}
+
+std::string Settings::build_template() const {
+  std::string text = build_command;
+  for (const auto& [name, value] : build_env) text += fmt::format("\nenv {}={}", name, value);
+  return text;
 }
 
 std::string Gate::text() const { return kind == Kind::all ? "all" : fmt::format("top {} per round", top); }

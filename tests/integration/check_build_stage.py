@@ -104,8 +104,8 @@ expect(p.returncode == 3 and "failed to build: build failed: timed out after 1s"
 killed = os.path.join(work, "killed")
 os.makedirs(killed)
 with open(ini) as f:
-    command = next(line.split("=", 1)[1].strip() for line in f if line.startswith("command = sh -c 'echo \"$2\""))
-slow = command.replace("sh -c 'echo \"$2\" >> builds.log;", "sh -c 'echo \"$2\" >> builds.log; sleep 3;", 1)
+    command = next(line.split("=", 1)[1].strip() for line in f if line.startswith("command = sh -c "))
+slow = command.replace(" echo \"$2\" >> builds.log;", " echo \"$2\" >> builds.log; sleep 3;", 1)
 assert slow != command
 args = [flotilla, "run", ini, f"--campaign.results={killed}/k.h5", f"--campaign.workdir={killed}", "--no-live",
         f"--build.command={slow}", *common]

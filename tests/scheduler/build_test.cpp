@@ -138,4 +138,27 @@ TEST_F(BuildSettingsTest, WarnsOfABuildFolderTheNodesMayNotShare) {
   EXPECT_TRUE(load(kBuild, {"--build.dir=/tmp/builds"}).warnings.empty());  // local: one host
 }
 
+
+// [build] env: rendered like explore's, part of the build key, checked like every template.
+TEST_F(BuildSettingsTest, EnvLinesArePartOfTheBuildKey) {
+  auto s = load(kBuild, {"--build.env=CXXFLAGS=-march={block}"});
+  ASSERT_EQ(s.build_env.size(), 1u);
+  EXPECT_EQ(s.build_env[0], (std::pair<std::string, std::string>{"CXXFLAGS", "-march={block}"}));
+  EXPECT_EQ(s.build_template(), s.build_command + "\nenv CXXFLAGS=-march={block}");
+  // Without env lines the key is the command's alone: builds recorded before env existed still count.
+  EXPECT_EQ(load(kBuild).build_template(), s.build_command);
+  // A parameter only the env names separates builds.
+  EXPECT_EQ(error_of(kBuild, {"--build.env=OMP_NUM_THREADS={threads}"}),
+            "command line: [build] env: 'OMP_NUM_THREADS={threads}' unknown placeholder {threads} (known: block, "
+            "build_dir, opt)");
+  const auto a = build_key(s.build_template(), {{"opt", "2"}, {"block", "32"}});
+  EXPECT_NE(a, build_key(s.build_template(), {{"opt", "2"}, {"block", "64"}}));
+  EXPECT_NE(a, build_key(load(kBuild).build_template(), {{"opt", "2"}, {"block", "32"}}));
+  EXPECT_EQ(error_of(kBuild, {"--build.env=FLOTILLA_X=1"}),
+            "command line: [build] env: 'FLOTILLA_X=1' sets a variable flotilla sets itself (FLOTILLA_*)");
+  EXPECT_EQ(error_of(replace(kBuild, "[build]\ncommand = c++ -O{opt} -DBLOCK={block} -o {build_dir}/kernel kernel.cpp\n",
+                             "[build]\nenv = A=1\n")),
+            "b.ini:8: [build] env: 'A=1' needs [build] command");
+}
+
 }  // namespace

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <map>
+#include <utility>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -26,5 +27,10 @@ std::vector<std::string> render_argv(std::string_view command_template,
                                      const std::map<std::string, std::string, std::less<>>& values);
 // Placeholder names used in a template, sorted and unique (to validate a config early).
 std::vector<std::string> placeholders(std::string_view command_template);
+
+// `env = NAME=TEMPLATE` lines with a task's values: each TEMPLATE rendered as a command is
+// (quotes group, no shell) and its words joined by one blank.
+using EnvLines = std::vector<std::pair<std::string, std::string>>;
+EnvLines render_env(const EnvLines& env, const std::map<std::string, std::string, std::less<>>& values);
 
 }  // namespace flotilla::jobs

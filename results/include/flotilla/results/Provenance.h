@@ -20,7 +20,7 @@ struct RunProvenance {
   std::string git_commit;              // empty: not a git work tree (or git missing)
   bool git_dirty = false;              // tracked files differ from the commit
   std::vector<std::pair<std::string, std::string>> tools;  // program, first line of its --version
-  std::vector<std::string> env;        // [explore] / [evaluate] env names given
+  std::vector<std::string> env;        // [build] / [explore] / [evaluate] env lines given
 };
 
 // The event's JSON, at most 1023 bytes (the /events detail): long texts are cut, and tools

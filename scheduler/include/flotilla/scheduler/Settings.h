@@ -65,6 +65,10 @@ struct Settings {
   // distinct build key (Builds.h), in its own folder under build_root, given to every command
   // as {build_dir}. Builds run on this host, build_parallel at a time (0: its CPUs).
   std::string build_command;             // empty: no build stage
+  std::vector<std::pair<std::string, std::string>> build_env;  // [build] env: NAME=TEMPLATE
+  // What a build depends on: the command and its env lines, as one text whose placeholders
+  // make the build key (Builds.h). The command alone when there are no env lines.
+  std::string build_template() const;
   std::chrono::milliseconds build_timeout{600'000};
   unsigned build_parallel = 0;
   std::filesystem::path build_root;      // absolute; default RESULTS.builds
