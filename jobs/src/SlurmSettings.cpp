@@ -1,5 +1,5 @@
 // SlurmSettings.cpp — the settings of the Slurm backend ([resources] and its per-stage sections
-// [resources.explore] / [resources.evaluate], docs/slurm.md), declared next to the backend.
+// [resources.explore] / [resources.evaluate] / [resources.build], docs/slurm.md), declared next to the backend.
 #include "SlurmBackend.h"
 
 namespace flotilla::jobs {
@@ -51,6 +51,14 @@ const std::vector<BackendSetting>& slurm_backend_settings() {
       {"resources.evaluate.time_limit", "", "slurm: time limit per evaluate job"},
       {"resources.evaluate.qos", "", "slurm: quality of service of evaluate jobs"},
       {"resources.evaluate.sbatch", "", "slurm: sbatch options of evaluate jobs (instead of resources.sbatch)"},
+      // Build jobs (build.on = job, docs/build.md): one node and no GPUs unless said otherwise.
+      {"resources.build.partition", "", "slurm: partition of build jobs (build.on = job), e.g. CPU nodes"},
+      {"resources.build.nodes", "", "slurm: nodes per build job (default 1)"},
+      {"resources.build.ranks_per_node", "", "slurm: worker ranks per node in build jobs: builds at once + 1"},
+      {"resources.build.gpus_per_node", "", "slurm: --gpus-per-node of build jobs (default 0)"},
+      {"resources.build.time_limit", "", "slurm: time limit per build job"},
+      {"resources.build.qos", "", "slurm: quality of service of build jobs"},
+      {"resources.build.sbatch", "", "slurm: sbatch options of build jobs (instead of resources.sbatch)"},
   };
   return settings;
 }

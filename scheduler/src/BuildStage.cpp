@@ -38,9 +38,8 @@ results::TrialRecord build_trial(const jobs::TaskResult& r, const BuildNeed& nee
 
 }  // namespace
 
-BuildStage::BuildStage(const Settings& settings, std::vector<std::filesystem::path> path_prepend,
-                       std::string campaign_tag)
-    : m_s(settings), m_path_prepend(std::move(path_prepend)), m_campaign_tag(std::move(campaign_tag)) {}
+BuildStage::BuildStage(const Settings& settings, BackendFactory make_backend)
+    : m_s(settings), m_make_backend(std::move(make_backend)) {}
 
 std::filesystem::path BuildStage::folder(const Values& values) const {
   return m_s.build_root / build_folder_name(build_key(m_s.build_template(), values));
@@ -77,27 +76,49 @@ void BuildStage::run(const std::vector<std::int64_t>& ids, const std::vector<res
   }
   if (plan.run.empty()) return;
 
-  auto backend = jobs::make_backend({.name = "local", .slots = m_s.build_parallel, .pin = false,
-                                     .path_prepend = m_path_prepend, .campaign_tag = m_campaign_tag});
+  auto backend = m_make_backend();
+  // A build's task id is the candidate that runs it: stable across runs, so a restarted run's
+  // Slurm backend finds the earlier run's job of the same build.
+  std::map<std::uint64_t, const BuildPlan::Build*> by_task;
   std::vector<jobs::TaskSpec> specs;
-  for (std::size_t i = 0; i < plan.run.size(); ++i) {
-    const auto& first = plan.run[i].candidates.front();
+  for (const auto& build : plan.run) {
+    const auto& first = build.candidates.front();
     auto values = values_of(first.candidate);
     const auto dir = folder(values);
-    // A folder without a recorded success is what a killed or failed build left: start afresh.
-    std::filesystem::remove_all(dir);
-    std::filesystem::create_directories(dir);
     values["build_dir"] = dir.string();
-    specs.push_back({.id = i, .argv = jobs::render_argv(m_s.build_command, values), .timeout = m_s.build_timeout,
-                     .workdir = m_s.workdir, .attempt = first.attempt});
+    auto argv = jobs::render_argv(m_s.build_command, values);
+    if (m_s.build_jobs) {
+      // Emptied by the job itself, just before the build (see BuildStage.h). The build's own
+      // words are passed as arguments, never parsed by this shell.
+      argv.insert(argv.begin(), {"sh", "-c", R"(rm -rf "$0" && mkdir -p "$0" && exec "$@")", dir.string()});
+      std::filesystem::create_directories(dir.parent_path());
+    } else {
+      // A folder without a recorded success is what a killed or failed build left: start afresh.
+      std::filesystem::remove_all(dir);
+      std::filesystem::create_directories(dir);
+    }
+    const auto id = static_cast<std::uint64_t>(first.candidate);
+    by_task[id] = &build;
+    specs.push_back({.id = id, .argv = std::move(argv), .timeout = m_s.build_timeout, .workdir = m_s.workdir,
+                     .attempt = first.attempt, .resources = "build"});
     specs.back().env = jobs::render_env(m_s.build_env, values);
   }
+  std::map<std::uint64_t, jobs::TaskSpec> spec_of;
+  for (const auto& spec : specs) spec_of[spec.id] = spec;
   backend->submit(std::move(specs));
   while (backend->queued() + backend->running() > 0) {
     if (stopping()) backend->cancel_all();
     for (const auto& r : backend->collect(std::chrono::milliseconds(200))) {
       if (r.status == jobs::TaskStatus::cancelled) continue;  // not a result: built again on resume
-      const auto& build = plan.run[r.id];
+      // Lost with its node or job (Slurm): not the build's fault, so built again, as any task
+      // is, up to max_attempts; a lost build is not a failed one.
+      if (r.status == jobs::TaskStatus::lost && !stopping() && r.attempt + 1 < m_s.max_attempts) {
+        auto again = spec_of.at(r.id);
+        again.attempt = r.attempt + 1;
+        backend->submit({again});
+        continue;
+      }
+      const auto& build = *by_task.at(r.id);
       for (const auto& need : build.candidates) record(build_trial(r, need, build.candidates.front().candidate));
     }
   }

@@ -1,12 +1,19 @@
 // BuildStage.h — runs the builds of a campaign's candidates (docs/build.md), once per build key.
 //
-// Builds run on the host flotilla runs on, whatever the backend, through a local backend of
-// their own (the same process runner as every task: an argv, no shell, a process group killed
-// on timeout), build.parallel at a time, each with the campaign's working directory as its
-// current directory and its own folder as {build_dir}. A folder is emptied before its build
-// runs, so a build a killed run left half done starts again from nothing. Every candidate gets
-// one build trial (kind build, index 0): the candidate that ran the build its real outcome, the
-// others that share its key a copy of it (metric built_by names the one that ran it).
+// Builds run through a backend of their own, made by the factory the campaign gives: a local
+// backend on the host flotilla runs on (the same process runner as every task: an argv, no
+// shell, a process group killed on timeout; build.parallel at a time), or, with build.on = job,
+// Slurm jobs on [resources.build] whose folders sit in JOBS_DIR/builds. Each build runs with the
+// campaign's working directory as its current directory and its own folder as {build_dir}. A
+// folder is emptied before its build runs, so a build a killed run left half done starts again
+// from nothing: here for a local build; for a Slurm build by the build's own task, because a
+// restarted run may take up the earlier run's build job (still running, or ended with its result
+// in its folder) instead of building again, and must not empty the folder from under it.
+// Every candidate gets one build trial (kind build, index 0): the candidate that ran the build
+// its real outcome, the others that share its key a copy of it (metric built_by names the one
+// that ran it). The round's explore tasks are submitted only once its builds have ended, which
+// is what Slurm's afterok would give, except that a failed build costs only its own candidates
+// (under afterok their explore jobs would wait forever, DependencyNeverSatisfied).
 #pragma once
 
 #include <cstdint>
@@ -27,7 +34,9 @@ using Values = std::map<std::string, std::string, std::less<>>;
 
 class BuildStage {
  public:
-  BuildStage(const Settings& settings, std::vector<std::filesystem::path> path_prepend, std::string campaign_tag);
+  // The backend the builds of one round run on (called once per round that has builds to run).
+  using BackendFactory = std::function<std::unique_ptr<jobs::Backend>()>;
+  BuildStage(const Settings& settings, BackendFactory make_backend);
   bool active() const { return !m_s.build_command.empty(); }
 
   // The build folder of a candidate with these parameter values (absolute).
@@ -43,8 +52,7 @@ class BuildStage {
 
  private:
   const Settings& m_s;
-  std::vector<std::filesystem::path> m_path_prepend;
-  std::string m_campaign_tag;
+  BackendFactory m_make_backend;
 };
 
 }  // namespace flotilla::scheduler

@@ -72,7 +72,7 @@ class CampaignRunner {
   CampaignRunner(const Settings& s, const RunOptions& o, std::ostream& out, std::ostream& err)
       : m_s(s), m_o(o), m_out(out), m_err(err), m_progress(err, o.live_progress), m_suite(s, o.path_prepend, [this](std::int64_t id) {
           return task_values(id, results::TrialKind::evaluate, 0);
-        }), m_builds(s, o.path_prepend, campaign_tag(s)) {
+        }), m_builds(s, build_backend_factory(s, o)) {
     jobs::SlurmResources slurm{.client = s.slurm.client, .shape = s.slurm.explore,
                                .stages = {{"explore", s.slurm.explore}, {"evaluate", s.slurm.evaluate}},
                                .workdir = s.slurm.jobs_dir, .job_prefix = s.name, .max_attempts = s.max_attempts,
@@ -94,6 +94,25 @@ class CampaignRunner {
 
   // What every local task of this campaign carries in its environment (Descendants.h).
   static std::string campaign_tag(const Settings& s) { return std::filesystem::absolute(s.results).string(); }
+
+  // Where builds run (BuildStage.h): Slurm jobs of their own on [resources.build], in
+  // JOBS_DIR/builds (build.on = job), or processes on this host, build.parallel at a time.
+  static BuildStage::BackendFactory build_backend_factory(const Settings& s, const RunOptions& o) {
+    if (s.build_jobs) {
+      jobs::SlurmResources slurm{.client = s.slurm.client, .shape = s.slurm.build, .stages = {{"build", s.slurm.build}},
+                                 .workdir = s.slurm.jobs_dir / "builds", .job_prefix = s.name + "-build",
+                                 .max_attempts = s.max_attempts, .max_submit_jobs = s.slurm.max_submit_jobs,
+                                 .hold = o.hold_jobs, .start = "batch", .setup = s.slurm.setup,
+                                 .launcher = s.slurm.launcher, .srun_mpi = s.slurm.srun_mpi};
+      return [slurm, path_prepend = o.path_prepend] {
+        return jobs::make_backend({.name = "slurm", .path_prepend = path_prepend, .slurm = slurm});
+      };
+    }
+    return [slots = s.build_parallel, path_prepend = o.path_prepend, tag = campaign_tag(s)] {
+      return jobs::make_backend(
+          {.name = "local", .slots = slots, .pin = false, .path_prepend = path_prepend, .campaign_tag = tag});
+    };
+  }
 
   int run() {
     m_suite.prepare();

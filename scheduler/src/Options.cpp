@@ -43,6 +43,9 @@ const std::vector<OptionDecl>& option_table() {
        "folder); one build per distinct command text with the values of the parameters it names"},
       {"build.timeout", "10m", false, false, "per-build limit (ms, s, m, h; 0 = none)"},
       {"build.parallel", "0", false, false, "builds at a time, on the host flotilla runs on (0: its CPUs)"},
+      {"build.on", "auto", false, false,
+       "where builds run: host (where flotilla runs), job (Slurm jobs of their own on [resources.build], which "
+       "explore jobs follow), or auto (job with the slurm backend, else host)"},
       {"build.env", "", false, true,
        "NAME=VALUE set in the build's environment; VALUE is a template over the parameters ({param}) and "
        "{build_dir}, and part of the build key; no shell (repeatable)"},

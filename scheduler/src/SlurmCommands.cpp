@@ -35,6 +35,8 @@ CampaignJobs load(const std::vector<std::string>& args, std::string_view usage) 
   if (args.empty() || args[0] == "--help" || args[0] == "-h") throw std::invalid_argument(std::string(usage));
   CampaignJobs c{.settings = scheduler::load_settings(args[0], {args.begin() + 1, args.end()})};
   c.jobs = jobs::list_job_directories(c.settings.slurm.jobs_dir);
+  // Build jobs (build.on = job) keep their folders apart, in JOBS_DIR/builds (BuildStage.h).
+  for (auto& job : jobs::list_job_directories(c.settings.slurm.jobs_dir / "builds")) c.jobs.push_back(std::move(job));
   std::vector<std::uint32_t> ids;
   for (const auto& job : c.jobs)
     if (job.slurm_id) ids.push_back(job.slurm_id);

@@ -599,6 +599,18 @@ Settings validate(RawValues raw, const std::string& display) {
   }
   s.slurm.explore = read_stage_shape(r, s.slurm, "explore");
   s.slurm.evaluate = read_stage_shape(r, s.slurm, "evaluate");
+  s.slurm.build = read_stage_shape(r, s.slurm, "build");
+  // A build is one process on one node; GPUs only when asked for.
+  if (!r.one("resources.build.nodes")) s.slurm.build.nodes = 1;
+  if (!r.one("resources.build.gpus_per_node")) s.slurm.build.gpus_per_node = 0;
+  {
+    const auto* on = r.one("build.on");
+    if (on->value != "auto" && on->value != "host" && on->value != "job") bad(*on, "build.on", "is not auto, host or job");
+    if (on->value == "job" && s.backend != "slurm")
+      bad(*on, "build.on", fmt::format("= job needs resources.backend = slurm (it is {})", s.backend));
+    if (on->value != "auto" && s.build_command.empty()) bad(*on, "build.on", "needs [build] command");
+    s.build_jobs = !s.build_command.empty() && (on->value == "job" || (on->value == "auto" && s.backend == "slurm"));
+  }
   return s;
 }
 

@@ -161,4 +161,24 @@ TEST_F(BuildSettingsTest, EnvLinesArePartOfTheBuildKey) {
             "b.ini:8: [build] env: 'A=1' needs [build] command");
 }
 
+
+// build.on: builds are Slurm jobs of their own by default with the slurm backend, on
+// [resources.build] (one node, no GPUs unless said); elsewhere they run on this host.
+TEST_F(BuildSettingsTest, WhereBuildsRun) {
+  EXPECT_FALSE(load(kBuild).build_jobs);
+  auto slurm = load(kBuild, {"--resources.backend=slurm", "--resources.gpus_per_node=4", "--resources.nodes=2",
+                             "--resources.build.partition=cpu", "--resources.build.time_limit=20m"});
+  EXPECT_TRUE(slurm.build_jobs);
+  EXPECT_EQ(slurm.slurm.build.partition, "cpu");
+  EXPECT_EQ(slurm.slurm.build.nodes, 1);
+  EXPECT_EQ(slurm.slurm.build.gpus_per_node, 0);
+  EXPECT_EQ(slurm.slurm.build.time_limit, std::chrono::minutes(20));
+  EXPECT_EQ(slurm.slurm.explore.gpus_per_node, 4);  // the others keep resources.*
+  EXPECT_EQ(load(kBuild, {"--resources.backend=slurm", "--resources.build.gpus_per_node=1"}).slurm.build.gpus_per_node, 1);
+  EXPECT_FALSE(load(kBuild, {"--resources.backend=slurm", "--build.on=host"}).build_jobs);
+  EXPECT_EQ(error_of(kBuild, {"--build.on=job"}),
+            "command line: [build] on: 'job' = job needs resources.backend = slurm (it is local)");
+  EXPECT_EQ(error_of(kBuild, {"--build.on=cluster"}), "command line: [build] on: 'cluster' is not auto, host or job");
+}
+
 }  // namespace

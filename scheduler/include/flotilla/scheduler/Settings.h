@@ -72,6 +72,9 @@ struct Settings {
   std::chrono::milliseconds build_timeout{600'000};
   unsigned build_parallel = 0;
   std::filesystem::path build_root;      // absolute; default RESULTS.builds
+  // build.on: where builds run. false: on this host (local and mpi backends, or build.on = host);
+  // true: as Slurm jobs of their own on [resources.build] (the default with the slurm backend).
+  bool build_jobs = false;
   // Said once before the campaign runs, not errors (e.g. a build folder the nodes may not share).
   std::vector<std::string> warnings;
 
@@ -135,8 +138,9 @@ struct Settings {
     std::vector<std::string> setup;         // resources.setup lines, in order
     std::string launcher = "srun";          // resources.launcher: srun or mpirun
     std::string srun_mpi = "pmix";          // resources.srun_mpi
-    // Each stage's allocation: the keys above, overridden by [resources.explore] / [resources.evaluate].
-    jobs::SlurmShape explore, evaluate;
+    // Each stage's allocation: the keys above, overridden by [resources.explore] / [resources.evaluate];
+    // build jobs' by [resources.build], with one node and no GPUs unless it says otherwise.
+    jobs::SlurmShape explore, evaluate, build;
   } slurm;
   int max_attempts = 3;
 
