@@ -77,8 +77,9 @@ void BuildStage::run(const std::vector<std::int64_t>& ids, const std::vector<res
   if (plan.run.empty()) return;
 
   auto backend = m_make_backend();
-  // A build's task id is the candidate that runs it: stable across runs, so a restarted run's
-  // Slurm backend finds the earlier run's job of the same build.
+  // A build's task id is the candidate that runs it and the attempt: stable across runs, so a
+  // restarted run's Slurm backend takes up the earlier run's job of the same build; a build run
+  // again because its folder is gone (the next attempt) is a new task, never an old result.
   std::map<std::uint64_t, const BuildPlan::Build*> by_task;
   std::vector<jobs::TaskSpec> specs;
   for (const auto& build : plan.run) {
@@ -97,7 +98,7 @@ void BuildStage::run(const std::vector<std::int64_t>& ids, const std::vector<res
       std::filesystem::remove_all(dir);
       std::filesystem::create_directories(dir);
     }
-    const auto id = static_cast<std::uint64_t>(first.candidate);
+    const auto id = static_cast<std::uint64_t>(first.candidate) << 16 | static_cast<std::uint64_t>(first.attempt & 0xffff);
     by_task[id] = &build;
     specs.push_back({.id = id, .argv = std::move(argv), .timeout = m_s.build_timeout, .workdir = m_s.workdir,
                      .attempt = first.attempt, .resources = "build"});
