@@ -223,10 +223,10 @@ class CampaignRunner {
     return c.status == results::CandidateStatus::rolled_back ? std::nullopt : c.objective;
   }
 
-  // A candidate's outcome to the strategy; a failed build says so (search::Failure).
+  // A candidate's outcome to the strategy; a failure says its kind (failure_of, Planning.h).
   void tell(const results::CandidateSummary& c) {
     const auto& config = m_configs[static_cast<std::size_t>(c.record.id)];
-    if (c.status == results::CandidateStatus::build_failed) m_strategy->tell(config, search::Failure::build);
+    if (const auto failure = failure_of(c, m_trials)) m_strategy->tell(config, *failure);
     else m_strategy->tell(config, told_value(c));
   }
 

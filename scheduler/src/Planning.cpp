@@ -19,6 +19,23 @@ TaskKey decode_task_id(std::uint64_t id) {
                  .index = static_cast<int>(id & ((1u << 22) - 1))};
 }
 
+std::optional<search::Failure> failure_of(const results::CandidateSummary& c,
+                                          const std::vector<results::TrialRecord>& trials) {
+  using results::CandidateStatus;
+  switch (c.status) {
+    case CandidateStatus::build_failed: return search::Failure::build;
+    case CandidateStatus::rolled_back: return search::Failure::verification;
+    case CandidateStatus::explore_failed: {
+      const bool timed_out = std::any_of(trials.begin(), trials.end(), [&](const results::TrialRecord& t) {
+        return t.candidate == c.record.id && t.kind == results::TrialKind::explore &&
+               t.status == results::TrialStatus::timeout;
+      });
+      return timed_out ? search::Failure::timeout : search::Failure::crash;
+    }
+    default: return std::nullopt;
+  }
+}
+
 std::vector<int> missing_indices(const std::vector<const results::TrialRecord*>& recorded, results::TrialKind kind,
                                  int count) {
   std::set<int> done;

@@ -199,6 +199,31 @@ results::CampaignSummary campaign_of(std::vector<results::CandidateSummary> cand
   s.candidates = std::move(candidates);
   return s;
 }
+
+// The kind of each failure, as the strategy is told it (search::Failure).
+TEST(Failures, EachCandidateStatusSaysItsKind) {
+  const auto candidate = [](std::int64_t id, CandidateStatus status) {
+    results::CandidateSummary c;
+    c.record.id = id;
+    c.status = status;
+    return c;
+  };
+  const std::vector<TrialRecord> trials = {
+      {.candidate = 3, .kind = TrialKind::explore, .index = 0, .status = TrialStatus::ok},
+      {.candidate = 3, .kind = TrialKind::explore, .index = 1, .status = TrialStatus::timeout},
+      {.candidate = 4, .kind = TrialKind::explore, .index = 0, .status = TrialStatus::failed},
+      {.candidate = 5, .kind = TrialKind::evaluate, .index = 0, .status = TrialStatus::timeout}};
+  EXPECT_EQ(failure_of(candidate(1, CandidateStatus::build_failed), trials), search::Failure::build);
+  EXPECT_EQ(failure_of(candidate(2, CandidateStatus::rolled_back), trials), search::Failure::verification);
+  EXPECT_EQ(failure_of(candidate(3, CandidateStatus::explore_failed), trials), search::Failure::timeout);
+  EXPECT_EQ(failure_of(candidate(4, CandidateStatus::explore_failed), trials), search::Failure::crash);
+  // An evaluate shard that timed out is a failed verification, not a slow candidate.
+  EXPECT_EQ(failure_of(candidate(5, CandidateStatus::explore_failed), trials), search::Failure::crash);
+  EXPECT_EQ(failure_of(candidate(6, CandidateStatus::verified), trials), std::nullopt);
+  EXPECT_EQ(failure_of(candidate(7, CandidateStatus::explored), trials), std::nullopt);
+  EXPECT_EQ(failure_of(candidate(8, CandidateStatus::pending), trials), std::nullopt);
+}
+
 }  // namespace
 
 // Confirmation candidates: verified (explored without an evaluate stage), not the baseline, not

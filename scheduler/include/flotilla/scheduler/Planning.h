@@ -9,6 +9,7 @@
 
 #include "flotilla/results/Analysis.h"
 #include "flotilla/scheduler/Settings.h"
+#include "flotilla/search/Strategy.h"
 
 namespace flotilla::scheduler {
 
@@ -22,6 +23,12 @@ struct TaskKey {
 };
 std::uint64_t encode_task_id(const TaskKey& key);
 TaskKey decode_task_id(std::uint64_t id);
+
+// Why a candidate has no objective to tell the strategy (search::Failure): its build failed
+// (build), it was rolled back (verification), or an explore run failed: timeout when one of its
+// runs ran past its limit, else crash. nullopt for a candidate with an objective, or pending.
+std::optional<search::Failure> failure_of(const results::CandidateSummary& candidate,
+                                          const std::vector<results::TrialRecord>& trials);
 
 // Indices in [0, count) that have no recorded trial of `kind` (any attempt): the tasks a
 // resumed campaign still has to run. Completed tasks are never run again.
