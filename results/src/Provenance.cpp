@@ -31,7 +31,6 @@ std::string provenance_detail(const RunProvenance& p) {
     j["git_dirty"] = p.git_dirty;
   }
   j["env"] = nlohmann::json::array();
-  for (const auto& name : p.env) j["env"].push_back(cut(name, 64));
   j["tools"] = nlohmann::json::object();
   std::size_t left_out = 0;
   for (const auto& [tool, version] : p.tools) {
@@ -44,13 +43,14 @@ std::string provenance_detail(const RunProvenance& p) {
     j = std::move(next);
   }
   if (left_out > 0) j["tools_left_out"] = left_out;
-  std::string text = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  // Many long env names could still not fit; the names are the least important part.
-  while (text.size() > kDetailBytes && !j["env"].empty()) {
-    j["env"].erase(j["env"].size() - 1);
-    text = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  // The env lines last, as many as fit: they are in the campaign file anyway, the tools are not.
+  for (const auto& line : p.env) {
+    nlohmann::json next = j;
+    next["env"].push_back(cut(line, 64));
+    if (next.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).size() + 32 > kDetailBytes) break;
+    j = std::move(next);
   }
-  return text;
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::optional<RunProvenance> parse_provenance(const EventRecord& event) {

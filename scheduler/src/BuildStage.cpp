@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <stdexcept>
+
 #include "flotilla/jobs/Command.h"
 #include "flotilla/scheduler/Builds.h"
 #include "flotilla/scheduler/Ingest.h"
@@ -45,10 +47,11 @@ std::filesystem::path BuildStage::folder(const Values& values) const {
   return m_s.build_root / build_folder_name(build_key(m_s.build_template(), values));
 }
 
-void BuildStage::run(const std::vector<std::int64_t>& ids, const std::vector<results::TrialRecord>& trials,
-                     const std::function<Values(std::int64_t)>& values_of,
-                     const std::function<void(results::TrialRecord)>& record, const std::function<bool()>& stopping) {
-  if (!active()) return;
+std::size_t BuildStage::run(const std::vector<std::int64_t>& ids, const std::vector<results::TrialRecord>& trials,
+                            const std::function<Values(std::int64_t)>& values_of,
+                            const std::function<void(results::TrialRecord)>& record,
+                            const std::function<bool()>& stopping, const std::function<bool()>& leave_running) {
+  if (!active()) return 0;
   const auto latest = latest_builds(trials);
   const auto key_of = [&](std::int64_t id) { return build_key(m_s.build_template(), values_of(id)); };
   const auto usable = [&](const results::TrialRecord& t) {
@@ -66,15 +69,19 @@ void BuildStage::run(const std::vector<std::int64_t>& ids, const std::vector<res
     needs.push_back({id, key_of(id), it == latest.end() ? 0 : it->second->attempt + 1});
   }
   const auto plan = plan_builds(needs, known);
+  // Copied before any is recorded: `trials` may be the caller's list that record() appends to,
+  // and `latest` points into it.
+  std::vector<results::TrialRecord> shared_trials;
   for (const auto& shared : plan.shared) {
     auto t = *latest.at(shared.from);
     t.candidate = shared.need.candidate;
     t.attempt = shared.need.attempt;
     std::erase_if(t.metrics, [](const auto& m) { return m.name == "built_by"; });
     t.metrics.push_back({"built_by", static_cast<double>(shared.from)});
-    record(std::move(t));
+    shared_trials.push_back(std::move(t));
   }
-  if (plan.run.empty()) return;
+  for (auto& t : shared_trials) record(std::move(t));
+  if (plan.run.empty()) return 0;
 
   auto backend = m_make_backend();
   // A build's task id is the candidate that runs it and the attempt: stable across runs, so a
@@ -98,7 +105,10 @@ void BuildStage::run(const std::vector<std::int64_t>& ids, const std::vector<res
       std::filesystem::remove_all(dir);
       std::filesystem::create_directories(dir);
     }
-    const auto id = static_cast<std::uint64_t>(first.candidate) << 16 | static_cast<std::uint64_t>(first.attempt & 0xffff);
+    if (first.attempt < 0 || first.attempt > 0xffff)
+      throw std::runtime_error(fmt::format("candidate {}: build attempt {} is past the 65,535 a build task id holds",
+                                           first.candidate, first.attempt));
+    const auto id = static_cast<std::uint64_t>(first.candidate) << 16 | static_cast<std::uint64_t>(first.attempt);
     by_task[id] = &build;
     specs.push_back({.id = id, .argv = std::move(argv), .timeout = m_s.build_timeout, .workdir = m_s.workdir,
                      .attempt = first.attempt, .resources = "build"});
@@ -107,13 +117,27 @@ void BuildStage::run(const std::vector<std::int64_t>& ids, const std::vector<res
   std::map<std::uint64_t, jobs::TaskSpec> spec_of;
   for (const auto& spec : specs) spec_of[spec.id] = spec;
   backend->submit(std::move(specs));
+  bool cancelling = false;
   while (backend->queued() + backend->running() > 0) {
-    if (stopping()) backend->cancel_all();
+    if (stopping() && !cancelling) {
+      // As the campaign's own jobs (Campaign::obey_stop): build jobs that outlive flotilla keep
+      // running when asked, and the next run takes them up; everything else is cancelled.
+      if (backend->capabilities().outlives_scheduler && leave_running()) {
+        for (const auto& r : backend->collect(std::chrono::milliseconds(0)))
+          if (r.status != jobs::TaskStatus::cancelled && r.status != jobs::TaskStatus::lost)
+            for (const auto& need : by_task.at(r.id)->candidates)
+              record(build_trial(r, need, by_task.at(r.id)->candidates.front().candidate));
+        return backend->detach();
+      }
+      backend->cancel_all();
+      cancelling = true;
+    }
     for (const auto& r : backend->collect(std::chrono::milliseconds(200))) {
-      if (r.status == jobs::TaskStatus::cancelled) continue;  // not a result: built again on resume
+      // Cancelled, or lost while stopping, is not a result: built again on resume.
+      if (r.status == jobs::TaskStatus::cancelled || (r.status == jobs::TaskStatus::lost && stopping())) continue;
       // Lost with its node or job (Slurm): not the build's fault, so built again, as any task
       // is, up to max_attempts; a lost build is not a failed one.
-      if (r.status == jobs::TaskStatus::lost && !stopping() && r.attempt + 1 < m_s.max_attempts) {
+      if (should_requeue(r, m_s.max_attempts)) {
         auto again = spec_of.at(r.id);
         again.attempt = r.attempt + 1;
         backend->submit({again});
@@ -123,6 +147,7 @@ void BuildStage::run(const std::vector<std::int64_t>& ids, const std::vector<res
       for (const auto& need : build.candidates) record(build_trial(r, need, build.candidates.front().candidate));
     }
   }
+  return 0;
 }
 
 }  // namespace flotilla::scheduler

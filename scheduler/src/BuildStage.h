@@ -44,11 +44,14 @@ class BuildStage {
 
   // Builds what the candidates `ids` still need, given every recorded trial, and hands each new
   // build trial to `record` as soon as it is known. `values_of` gives a candidate's parameter
-  // values; `stopping` is polled while builds run, and a true cancels them (nothing recorded
-  // for them: they run again on resume).
-  void run(const std::vector<std::int64_t>& ids, const std::vector<results::TrialRecord>& trials,
-           const std::function<Values(std::int64_t)>& values_of,
-           const std::function<void(results::TrialRecord)>& record, const std::function<bool()>& stopping);
+  // values; `stopping` is polled while builds run. On a stop, build jobs that outlive flotilla
+  // (Slurm) are left running when `leave_running` says so, and taken up by the next run; other
+  // builds are cancelled (nothing recorded for them: they run again on resume). Returns how many
+  // jobs were left running.
+  std::size_t run(const std::vector<std::int64_t>& ids, const std::vector<results::TrialRecord>& trials,
+                  const std::function<Values(std::int64_t)>& values_of,
+                  const std::function<void(results::TrialRecord)>& record, const std::function<bool()>& stopping,
+                  const std::function<bool()>& leave_running);
 
  private:
   const Settings& m_s;

@@ -79,11 +79,7 @@ class CampaignRunner {
                                .max_submit_jobs = s.slurm.max_submit_jobs, .hold = o.hold_jobs,
                                .start = s.slurm.start, .setup = s.slurm.setup,
                                .launcher = s.slurm.launcher, .srun_mpi = s.slurm.srun_mpi};
-    // The store opens later (run()); a notice before that is only printed.
-    auto notice = [this](std::string kind, std::string message) {
-      if (m_store) m_store->add_event({now_seconds(), kind, message});
-      m_progress.note(fmt::format("flotilla: {}", message));
-    };
+    auto notice = [this](std::string kind, std::string message) { note(std::move(kind), std::move(message)); };
     const auto make = o.make_backend ? o.make_backend : [](const jobs::BackendOptions& b) { return jobs::make_backend(b); };
     m_backend = make(
         {.name = s.backend, .slots = s.slots, .pin = s.pin, .ranks = s.ranks, .path_prepend = o.path_prepend,
@@ -95,17 +91,27 @@ class CampaignRunner {
   // What every local task of this campaign carries in its environment (Descendants.h).
   static std::string campaign_tag(const Settings& s) { return std::filesystem::absolute(s.results).string(); }
 
+  // What a backend tells the user that is not a task's result (BackendOptions::notice). The store
+  // opens later (run()); a notice before that is only printed.
+  void note(std::string kind, std::string message) {
+    if (m_store) m_store->add_event({now_seconds(), kind, message});
+    m_progress.note(fmt::format("flotilla: {}", message));
+  }
+
   // Where builds run (BuildStage.h): Slurm jobs of their own on [resources.build], in
   // JOBS_DIR/builds (build.on = job), or processes on this host, build.parallel at a time.
-  static BuildStage::BackendFactory build_backend_factory(const Settings& s, const RunOptions& o) {
+  BuildStage::BackendFactory build_backend_factory(const Settings& s, const RunOptions& o) {
     if (s.build_jobs) {
       jobs::SlurmResources slurm{.client = s.slurm.client, .shape = s.slurm.build, .stages = {{"build", s.slurm.build}},
                                  .workdir = s.slurm.jobs_dir / "builds", .job_prefix = s.name + "-build",
                                  .max_attempts = s.max_attempts, .max_submit_jobs = s.slurm.max_submit_jobs,
                                  .hold = o.hold_jobs, .start = "batch", .setup = s.slurm.setup,
                                  .launcher = s.slurm.launcher, .srun_mpi = s.slurm.srun_mpi};
-      return [slurm, path_prepend = o.path_prepend] {
-        return jobs::make_backend({.name = "slurm", .path_prepend = path_prepend, .slurm = slurm});
+      return [this, slurm, path_prepend = o.path_prepend] {
+        return jobs::make_backend({.name = "slurm", .path_prepend = path_prepend, .slurm = slurm,
+                                   .notice = [this](std::string kind, std::string message) {
+                                     note(std::move(kind), std::move(message));
+                                   }});
       };
     }
     return [slots = s.build_parallel, path_prepend = o.path_prepend, tag = campaign_tag(s)] {
@@ -137,8 +143,9 @@ class CampaignRunner {
       }
     } catch (const Interrupted&) {
       m_progress.finish();
-      const std::string left = m_detached > 0 ? fmt::format("; {} Slurm job(s) keep running, and the next run takes "
-                                                           "them up again", m_detached)
+      const std::size_t detached = m_detached + m_detached_builds;
+      const std::string left = detached > 0 ? fmt::format("; {} Slurm job(s) keep running, and the next run takes "
+                                                         "them up again", detached)
                                               : std::string();
       m_store->add_event({now_seconds(), "interrupted", "stopped by signal; run again to resume" + left});
       m_err << fmt::format("interrupted: finished tasks are recorded in {}{}; run the same command again to resume\n",
@@ -332,12 +339,12 @@ class CampaignRunner {
   void run_builds(int round, const std::vector<std::int64_t>& ids) {
     if (!m_builds.active()) return;
     m_progress.update(progress(round, "build"));
-    m_builds.run(
+    m_detached_builds += m_builds.run(
         ids, m_trials, [this](std::int64_t id) { return parameter_values(id); },
         [this](results::TrialRecord t) {
           if (m_store->add_trial(t)) m_trials.push_back(std::move(t));
         },
-        [this] { return g_stop || stop_requested(); });
+        [this] { return g_stop || stop_requested(); }, [this] { return !(g_stop && m_o.cancel_on_interrupt); });
     if (g_stop || stop_requested()) obey_stop();
     m_progress.update(progress(round, "build"), true);
   }
@@ -828,6 +835,7 @@ class CampaignRunner {
   const Settings& m_s;
   const RunOptions& m_o;
   std::size_t m_detached = 0;  // jobs left running when interrupted
+  std::size_t m_detached_builds = 0;  // build jobs left running when interrupted (BuildStage)
   std::size_t m_finished_before_run = 0;  // candidates an earlier run finished (ProgressLine.h)
   std::ostream& m_out;
   std::ostream& m_err;

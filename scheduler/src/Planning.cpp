@@ -28,7 +28,7 @@ std::optional<search::Failure> failure_of(const results::CandidateSummary& c,
     case CandidateStatus::explore_failed: {
       const bool timed_out = std::any_of(trials.begin(), trials.end(), [&](const results::TrialRecord& t) {
         return t.candidate == c.record.id && t.kind == results::TrialKind::explore &&
-               t.status == results::TrialStatus::timeout;
+               results::failure_kind(t) == "timeout";
       });
       return timed_out ? search::Failure::timeout : search::Failure::crash;
     }

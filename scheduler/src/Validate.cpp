@@ -630,6 +630,12 @@ std::string Settings::fingerprint() const {
       repeats, evaluate_command, shards, gate.text()) +
          // Only campaigns with a build stage name it, so other campaigns' files still resume.
          (build_command.empty() ? std::string() : fmt::format("build.command = {}\n", build_command)) +
+         // The env lines are part of every build key: recorded builds of other env lines are not these.
+         [&] {
+           std::string lines;
+           for (const auto& [name, value] : build_env) lines += fmt::format("build.env = {}={}\n", name, value);
+           return lines;
+         }() +
          // A confirmation's pairs stopped at this rule's looks: another rule would read them differently.
          (confirm ? fmt::format("confirm.confidence = {}\nconfirm.min_effect = {}\nconfirm.max_pairs = {}\n",
                                 confirm_confidence, confirm_min_effect, confirm_max_pairs)

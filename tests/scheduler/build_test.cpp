@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "BuildStage.h"
 #include "flotilla/scheduler/Builds.h"
 #include "flotilla/scheduler/Settings.h"
 
@@ -179,6 +180,35 @@ TEST_F(BuildSettingsTest, WhereBuildsRun) {
   EXPECT_EQ(error_of(kBuild, {"--build.on=job"}),
             "command line: [build] on: 'job' = job needs resources.backend = slurm (it is local)");
   EXPECT_EQ(error_of(kBuild, {"--build.on=cluster"}), "command line: [build] on: 'cluster' is not auto, host or job");
+}
+
+
+// Candidates that share a key built earlier get copies of its trial. `trials` is the caller's
+// own list, which record() appends to: the copies must be made before the first append moves
+// the list (ASan, in CI's unit stage, reported the read of the moved list as a use after free).
+TEST_F(BuildSettingsTest, SharedBuildsAreCopiedBeforeAnyIsRecorded) {
+  auto s = load(kBuild, {"--build.dir=" + (m_dir / "builds").string()});
+  const Values values{{"opt", "2"}, {"block", "32"}};
+  BuildStage stage(s, [] () -> std::unique_ptr<flotilla::jobs::Backend> {
+    ADD_FAILURE() << "no build should run: every candidate shares the recorded one";
+    return nullptr;
+  });
+  std::filesystem::create_directories(stage.folder(values));
+  std::vector<flotilla::results::TrialRecord> trials{
+      {.candidate = 0, .kind = flotilla::results::TrialKind::build, .status = flotilla::results::TrialStatus::ok,
+       .reason = std::string(200, 'r'), .output_tail = std::string(900, 'o')}};
+  trials.shrink_to_fit();  // the first append moves it
+  stage.run({1, 2, 3}, trials, [&](std::int64_t) { return values; },
+            [&](flotilla::results::TrialRecord t) { trials.push_back(std::move(t)); }, [] { return false; },
+            [] { return true; });
+  ASSERT_EQ(trials.size(), 4u);
+  for (std::size_t i = 1; i < 4; ++i) {
+    EXPECT_EQ(trials[i].candidate, static_cast<std::int64_t>(i));
+    EXPECT_EQ(trials[i].output_tail, std::string(900, 'o'));
+    ASSERT_EQ(trials[i].metrics.size(), 1u);
+    EXPECT_EQ(trials[i].metrics[0].name, "built_by");
+    EXPECT_EQ(trials[i].metrics[0].value, 0);
+  }
 }
 
 }  // namespace

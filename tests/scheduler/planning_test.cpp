@@ -217,7 +217,7 @@ TEST(Failures, EachCandidateStatusSaysItsKind) {
   EXPECT_EQ(failure_of(candidate(2, CandidateStatus::rolled_back), trials), search::Failure::verification);
   EXPECT_EQ(failure_of(candidate(3, CandidateStatus::explore_failed), trials), search::Failure::timeout);
   EXPECT_EQ(failure_of(candidate(4, CandidateStatus::explore_failed), trials), search::Failure::crash);
-  // An evaluate shard that timed out is a failed verification, not a slow candidate.
+  // Only its explore runs say how an exploration failed: an evaluate trial that timed out does not.
   EXPECT_EQ(failure_of(candidate(5, CandidateStatus::explore_failed), trials), search::Failure::crash);
   EXPECT_EQ(failure_of(candidate(6, CandidateStatus::verified), trials), std::nullopt);
   EXPECT_EQ(failure_of(candidate(7, CandidateStatus::explored), trials), std::nullopt);
