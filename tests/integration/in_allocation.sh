@@ -20,8 +20,10 @@ baseline = x=1
 [space]
 param = x: int: 1..8
 [explore]
-# Each run notes the Slurm node it ran on (slurmstepd sets SLURMD_NODENAME for the step).
-command = sh -c "echo $SLURMD_NODENAME >>nodes.txt; echo flotilla-metric: score=$0" {x}
+# Each run notes the Slurm node it ran on (slurmstepd sets SLURMD_NODENAME for the step), and
+# takes 0.3 s: runs of no time were all taken by the first node's two workers on a loaded
+# machine before the second node's asked for one (seen once in CI-like load).
+command = sh -c "echo $SLURMD_NODENAME >>nodes.txt; sleep 0.3; echo flotilla-metric: score=$0" {x}
 repeats = 2
 [search]
 strategy = grid
