@@ -246,7 +246,9 @@ TEST(BayesEscape, JumpsOutOfTheIncumbentsNeighbourhoodWhenStalled) {
       std::size_t differ = 0;
       for (std::size_t d = 0; d < c.size(); ++d) differ += c[d] != (*incumbent)[d];
       // The rule's turns: the asks after 11, 13, ... told outcomes are jumps, whatever the model says.
-      if ((told - 11) % 2 == 0) EXPECT_GE(differ, 2u) << "ask after " << told << " outcomes";
+      if ((told - 11) % 2 == 0) {
+        EXPECT_GE(differ, 2u) << "ask after " << told << " outcomes";
+      }
       jumps += differ >= 2;
     }
     strategy->tell(c, incumbent ? 2.0 + 0.01 * c[0] : 1.0);
