@@ -6,6 +6,8 @@
 #include <flotilla/suites/Protocols.h>
 #include <gtest/gtest.h>
 
+#include "error_of.h"
+
 #include <cmath>
 #include <functional>
 
@@ -13,16 +15,6 @@ using namespace flotilla::suites;
 using flotilla::results::TestOutcome;
 
 namespace {
-
-template <class Error>
-std::string error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const Error& error) {
-    return error.what();
-  }
-  return "no error";
-}
 
 const char* kSqllogic = R"((?<errors>\d+) errors out of (?<tests>\d+) tests in \S+ - (?<skipped>\d+) skipped)";
 

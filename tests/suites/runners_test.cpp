@@ -6,6 +6,8 @@
 #include <flotilla/suites/Sharding.h>
 #include <gtest/gtest.h>
 
+#include "error_of.h"
+
 #include <functional>
 #include <cmath>
 
@@ -13,16 +15,6 @@ using namespace flotilla::suites;
 using flotilla::results::TestOutcome;
 
 namespace {
-
-template <class Error>
-std::string error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const Error& error) {
-    return error.what();
-  }
-  return "no error";
-}
 
 // lit --show-suites --show-tests suite, for a suite named "cap.suite" with a folder "dir.v2".
 const char* kLitListing = R"(-- Test Suites --
