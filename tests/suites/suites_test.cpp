@@ -7,6 +7,8 @@
 #include <flotilla/suites/Sharding.h>
 #include <gtest/gtest.h>
 
+#include "error_of.h"
+
 #include <cmath>
 #include <functional>
 #include <numeric>
@@ -15,19 +17,6 @@
 
 using namespace flotilla::suites;
 using flotilla::results::TestOutcome;
-
-namespace {
-
-std::string error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const ReportError& error) {
-    return error.what();
-  }
-  return "no error";
-}
-
-}  // namespace
 
 TEST(Reports, GtestListing) {
   // As printed by `sample1_unittest --gtest_list_tests` and a parameterised/typed binary.
@@ -40,9 +29,9 @@ TEST(Reports, GtestListing) {
   EXPECT_EQ(names, (std::vector<std::string>{"FactorialTest.Negative", "FactorialTest.Zero", "IsPrimeTest.Positive",
                                              "OnTheFlyAndPreCalculated/PrimeTableTest.ReturnsFalseForNonPrimes/0",
                                              "TypedTest/0.Works"}));
-  EXPECT_EQ(error_of([] { parse_gtest_list("  Orphan\n", "list.txt"); }),
+  EXPECT_EQ(error_of<ReportError>([] { parse_gtest_list("  Orphan\n", "list.txt"); }),
             "list.txt:1: test 'Orphan' comes before any test suite");
-  EXPECT_EQ(error_of([] { parse_gtest_list("Suite.\n  A\nSegmentation fault\n", "list.txt"); }),
+  EXPECT_EQ(error_of<ReportError>([] { parse_gtest_list("Suite.\n  A\nSegmentation fault\n", "list.txt"); }),
             "list.txt:3: test suite: 'Segmentation fault' does not end with '.'");
 }
 
@@ -60,13 +49,13 @@ TEST(Reports, GtestJson) {
   EXPECT_EQ(results[1].outcome, TestOutcome::fail);
   EXPECT_EQ(results[1].message, "sample1_unittest.cc:100 | Expected equality of these values: | 1");
   EXPECT_EQ(results[2].outcome, TestOutcome::skip);
-  EXPECT_EQ(error_of([] { parse_gtest_json("{\n\"testsuites\": [\n{]", "r.json"); }).substr(0, 22),
+  EXPECT_EQ(error_of<ReportError>([] { parse_gtest_json("{\n\"testsuites\": [\n{]", "r.json"); }).substr(0, 22),
             "r.json:3: not JSON: [j");
-  EXPECT_EQ(error_of([] {
+  EXPECT_EQ(error_of<ReportError>([] {
               parse_gtest_json(R"({"testsuites": [{"name": "S", "testsuite": [{"status": "RUN"}]}]})", "r.json");
             }),
             "r.json: testsuites[0].testsuite[0]: no 'name' field");
-  EXPECT_EQ(error_of([] {
+  EXPECT_EQ(error_of<ReportError>([] {
               parse_gtest_json(R"({"testsuites": [{"name": "S", "testsuite": [{"name": "a", "time": "soon"}]}]})",
                                "r.json");
             }),
@@ -97,18 +86,18 @@ in frame 3</error></testcase>
   EXPECT_EQ(results[3].name, "crash");
   EXPECT_EQ(results[3].outcome, TestOutcome::error);
   EXPECT_EQ(results[3].message, "Segmentation fault | in frame 3");
-  EXPECT_EQ(error_of([] {
+  EXPECT_EQ(error_of<ReportError>([] {
               parse_junit_xml("<testsuites>\n  <testsuite>\n    <testcase classname=\"A\"/>\n", "r.xml");
             }).substr(0, 16),
             "r.xml:4: not XML");
-  EXPECT_EQ(error_of([] {
+  EXPECT_EQ(error_of<ReportError>([] {
               parse_junit_xml("<testsuites>\n<testsuite>\n<testcase classname=\"A\"/>\n</testsuite></testsuites>",
                               "r.xml");
             }),
             "r.xml:3: <testcase> has no 'name' attribute");
-  EXPECT_EQ(error_of([] { parse_junit_xml("<testsuites>\n<testcase name=\"a\" time=\"-1\"/></testsuites>", "r.xml"); }),
+  EXPECT_EQ(error_of<ReportError>([] { parse_junit_xml("<testsuites>\n<testcase name=\"a\" time=\"-1\"/></testsuites>", "r.xml"); }),
             "r.xml:2: <testcase> 'time' is not a duration: '-1'");
-  EXPECT_EQ(error_of([] { parse_junit_xml("<html/>", "r.xml"); }),
+  EXPECT_EQ(error_of<ReportError>([] { parse_junit_xml("<html/>", "r.xml"); }),
             "r.xml:1: root element: expected <testsuites> or <testsuite>");
 }
 
@@ -145,12 +134,12 @@ TEST(Reports, Tap) {
   EXPECT_EQ(results[4].name, "unnumbered");
   EXPECT_EQ(results[5].outcome, TestOutcome::error);  // planned, never reported
   EXPECT_EQ(results[5].message, "Bail out! database gone");
-  EXPECT_EQ(error_of([] { parse_tap("ok 1 a\nok 3 b\n", "t.tap"); }),
+  EXPECT_EQ(error_of<ReportError>([] { parse_tap("ok 1 a\nok 3 b\n", "t.tap"); }),
             "t.tap:2: test number 3 out of sequence (expected 2)");
-  EXPECT_EQ(error_of([] { parse_tap("ok 1 a\nok 2 a\n", "t.tap"); }),
+  EXPECT_EQ(error_of<ReportError>([] { parse_tap("ok 1 a\nok 2 a\n", "t.tap"); }),
             "t.tap:2: test name 'a' repeats (line 1); flotilla matches tests by name");
-  EXPECT_EQ(error_of([] { parse_tap("1..1\nok 1\nok 2\n", "t.tap"); }), "t.tap: plan: 1..1 but 2 tests reported");
-  EXPECT_EQ(error_of([] { parse_tap("1..x\n", "t.tap"); }), "t.tap:1: plan: '1..x' is not '1..N'");
+  EXPECT_EQ(error_of<ReportError>([] { parse_tap("1..1\nok 1\nok 2\n", "t.tap"); }), "t.tap: plan: 1..1 but 2 tests reported");
+  EXPECT_EQ(error_of<ReportError>([] { parse_tap("1..x\n", "t.tap"); }), "t.tap:1: plan: '1..x' is not '1..N'");
 }
 
 TEST(Reports, CtestListing) {
@@ -158,16 +147,16 @@ TEST(Reports, CtestListing) {
       R"({"kind": "ctestInfo", "version": {"major": 1, "minor": 0}, "tests": [{"name": "unit_a", "command": ["a"]}, {"name": "unit_b"}]})",
       "ctest.json");
   EXPECT_EQ(names, (std::vector<std::string>{"unit_a", "unit_b"}));
-  EXPECT_EQ(error_of([] { parse_ctest_list(R"({"tests": [{"command": []}]})", "ctest.json"); }),
+  EXPECT_EQ(error_of<ReportError>([] { parse_ctest_list(R"({"tests": [{"command": []}]})", "ctest.json"); }),
             "ctest.json: tests[0]: no 'name' field");
 }
 
 // fuzz_reports (tests/fuzz/fuzz_reports/regressions/*_number_overflow.json): a number beyond a
 // double is nlohmann's out_of_range, not a parse_error, and escaped both JSON parsers.
 TEST(Reports, NumberBeyondADoubleIsNotJson) {
-  EXPECT_EQ(error_of([] { parse_gtest_json(R"({"testsuites": [], "time": 1e999})", "r.json"); }),
+  EXPECT_EQ(error_of<ReportError>([] { parse_gtest_json(R"({"testsuites": [], "time": 1e999})", "r.json"); }),
             "r.json: not JSON: [json.exception.out_of_range.406] number overflow parsing '1e999'");
-  EXPECT_EQ(error_of([] { parse_ctest_list(R"({"tests": [{"name": "a", "x": -1e400}]})", "ctest.json"); }),
+  EXPECT_EQ(error_of<ReportError>([] { parse_ctest_list(R"({"tests": [{"name": "a", "x": -1e400}]})", "ctest.json"); }),
             "ctest.json: not JSON: [json.exception.out_of_range.406] number overflow parsing '-1e400'");
 }
 
@@ -352,10 +341,10 @@ TEST(Assemble, AShardThatDiedWithoutADiscoveryIsAnError) {
 // Hostile reports: a plan far beyond what was reported is refused without standing in for
 // (and allocating) every missing test.
 TEST(Reports, AnAbsurdTapPlanIsAnErrorNotAnAllocation) {
-  EXPECT_EQ(error_of([] { parse_tap("1..999999999999\nok 1 a\n", "t.tap"); }),
+  EXPECT_EQ(error_of<ReportError>([] { parse_tap("1..999999999999\nok 1 a\n", "t.tap"); }),
             "t.tap: plan: 1..999999999999 announces 999999999998 more tests than the 1 reported; a report missing "
             "more than 1000000 planned tests is not read");
   EXPECT_EQ(parse_tap("1..1000001\nok 1 a\n", "t.tap").size(), 1000001u);  // at the limit: read
-  EXPECT_EQ(error_of([] { parse_tap("1..99999999999999999999\n", "t.tap"); }),
+  EXPECT_EQ(error_of<ReportError>([] { parse_tap("1..99999999999999999999\n", "t.tap"); }),
             "t.tap:1: plan: '1..99999999999999999999' is not '1..N'");
 }
