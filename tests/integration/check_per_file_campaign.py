@@ -26,6 +26,9 @@ import shutil
 import signal
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tests_table  # noqa: E402  (beside this script)
 import time
 
 import h5py
@@ -37,7 +40,6 @@ SUMMARY = re.compile(r"(?P<errors>\d+) errors out of (?P<tests>\d+) tests in \S+
 TMP = os.path.join(WORK, "tmp")  # TMPDIR of everything flotilla starts: a leaked folder shows here
 ENV = dict(os.environ, TMPDIR=TMP,
            PATH=os.path.dirname(CHECKER) + ":" + os.path.dirname(PER_FILE) + ":" + os.environ.get("PATH", ""))
-OUTCOMES = {0: "not_run", 1: "pass", 2: "fail", 3: "skip", 4: "error", 5: "timeout"}
 
 
 def check(condition, message):
@@ -63,11 +65,7 @@ def recorded(results, candidate):
     """{test name: (outcome, {number: value}, message)} of one candidate, read from /tests."""
     with h5py.File(results, "r") as f:
         t = f["tests"]
-        row = next(r for r in t["runs"][...] if r["candidate"] == candidate)
-        suite = t["suites"][int(row["suite"])]
-        names = bytes(t["names"][int(suite["names_start"]):int(suite["names_start"] + suite["names_bytes"])])
-        names = names.decode().split("\n")[:-1]
-        codes = t["outcomes"][int(row["outcomes_start"]):int(row["outcomes_start"] + row["tests"])]
+        row, names, outcomes = tests_table.candidate_run(t, candidate)
         messages = {int(m["test"]): m["text"].decode()
                     for m in t["messages"][int(row["messages_start"]):int(row["messages_start"] + row["messages"])]}
         numbers = {i: {} for i in range(len(names))}
@@ -76,7 +74,7 @@ def recorded(results, candidate):
             start, count = int(locators[-1]["numbers_start"]), int(locators[-1]["numbers"])
             for n in t["numbers"][start:start + count]:
                 numbers[int(n["test"])][n["name"].decode()] = float(n["value"])
-    return {name: (OUTCOMES[int(codes[i]) & 0xF], numbers[i], messages.get(i, "")) for i, name in enumerate(names)}
+    return {name: (outcomes[i], numbers[i], messages.get(i, "")) for i, name in enumerate(names)}
 
 
 def direct(files, *options):

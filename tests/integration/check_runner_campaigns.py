@@ -28,11 +28,13 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tests_table  # noqa: E402  (beside this script)
+
 import h5py
 
 FLOTILLA, KIND, INI, WORK = sys.argv[1:5]
 LIT = "/usr/lib/llvm-15/build/utils/lit/lit.py"
-OUTCOMES = {0: "not_run", 1: "pass", 2: "fail", 3: "skip", 4: "error", 5: "timeout"}
 LIT_CODES = {"PASS": "pass", "FLAKYPASS": "pass", "XFAIL": "pass", "FAIL": "fail", "XPASS": "fail",
              "UNRESOLVED": "error", "TIMEOUT": "timeout", "UNSUPPORTED": "skip"}
 BROKEN = {"lit": ["flotilla-lit :: basic/sum.txt"],
@@ -74,12 +76,8 @@ def recorded(results, candidate):
     """{test name: outcome} of one candidate, read from /tests."""
     with h5py.File(results, "r") as f:
         t = f["tests"]
-        row = next(r for r in t["runs"][...] if r["candidate"] == candidate)
-        suite = t["suites"][int(row["suite"])]
-        names = bytes(t["names"][int(suite["names_start"]):int(suite["names_start"] + suite["names_bytes"])])
-        names = names.decode().split("\n")[:-1]
-        codes = t["outcomes"][int(row["outcomes_start"]):int(row["outcomes_start"] + row["tests"])]
-    return {name: OUTCOMES[int(codes[i]) & 0xF] for i, name in enumerate(names)}
+        row, names, outcomes = tests_table.candidate_run(t, candidate)
+    return dict(zip(names, outcomes))
 
 
 def direct(variant):
