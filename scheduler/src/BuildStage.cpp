@@ -117,6 +117,11 @@ std::size_t BuildStage::run(const std::vector<std::int64_t>& ids, const std::vec
   std::map<std::uint64_t, jobs::TaskSpec> spec_of;
   for (const auto& spec : specs) spec_of[spec.id] = spec;
   backend->submit(std::move(specs));
+  // A build's outcome is every candidate's of its key.
+  const auto record_build = [&](const jobs::TaskResult& r) {
+    const auto& build = *by_task.at(r.id);
+    for (const auto& need : build.candidates) record(build_trial(r, need, build.candidates.front().candidate));
+  };
   bool cancelling = false;
   while (backend->queued() + backend->running() > 0) {
     if (stopping() && !cancelling) {
@@ -124,9 +129,7 @@ std::size_t BuildStage::run(const std::vector<std::int64_t>& ids, const std::vec
       // running when asked, and the next run takes them up; everything else is cancelled.
       if (backend->capabilities().outlives_scheduler && leave_running()) {
         for (const auto& r : backend->collect(std::chrono::milliseconds(0)))
-          if (r.status != jobs::TaskStatus::cancelled && r.status != jobs::TaskStatus::lost)
-            for (const auto& need : by_task.at(r.id)->candidates)
-              record(build_trial(r, need, by_task.at(r.id)->candidates.front().candidate));
+          if (r.status != jobs::TaskStatus::cancelled && r.status != jobs::TaskStatus::lost) record_build(r);
         return backend->detach();
       }
       backend->cancel_all();
@@ -143,8 +146,7 @@ std::size_t BuildStage::run(const std::vector<std::int64_t>& ids, const std::vec
         backend->submit({again});
         continue;
       }
-      const auto& build = *by_task.at(r.id);
-      for (const auto& need : build.candidates) record(build_trial(r, need, build.candidates.front().candidate));
+      record_build(r);
     }
   }
   return 0;
