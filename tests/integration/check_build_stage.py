@@ -18,6 +18,7 @@ import io
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 
@@ -143,4 +144,36 @@ if ON_SLURM:
 else:
     expect(logged[:2] == ["good1", "good1"] and sorted(logged[2:]) == ["broken", "good2"],
            "the baseline's killed build ran again, once; the others once", p)
+
+# 6. Interrupted (SIGINT) while its builds run. On Slurm the build job is left running, said so,
+#    and taken up by the next run; locally the build is cancelled and runs again from nothing.
+#    Either way the campaign ends as an uninterrupted one does.
+interrupted = os.path.join(work, "interrupted")
+os.makedirs(interrupted)
+args = [flotilla, "run", ini, f"--campaign.results={interrupted}/i.h5", f"--campaign.workdir={interrupted}",
+        "--no-live", f"--build.command={slow}", *common]
+child = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+log = os.path.join(interrupted, "builds.log")
+for _ in range(200):  # until the baseline's build has started
+    if os.path.exists(log):
+        break
+    subprocess.run(["sleep", "0.05"])
+child.send_signal(signal.SIGINT)
+out, err = child.communicate(timeout=120)
+interrupted_run = subprocess.CompletedProcess(args, child.returncode, out, err)
+expect(child.returncode == 130, "SIGINT mid-build exits 130", interrupted_run)
+if ON_SLURM:
+    expect("1 Slurm job(s) keep running" in err, "and says the build job keeps running", interrupted_run)
+p = subprocess.run(args, capture_output=True, text=True, timeout=200)
+expect(p.returncode == 0, "the interrupted campaign resumes to the end", p)
+s = json.loads(subprocess.run([flotilla, "results", "summary", f"{interrupted}/i.h5", "--json"], check=True,
+                              capture_output=True, text=True).stdout)
+expect(s["best"]["config"] == "v=good2 x=2" and s["progress"]["build_failed"] == 2, "with the same outcome", p)
+with open(log) as f:
+    logged = f.read().split()
+if ON_SLURM:
+    expect(sorted(logged) == ["broken", "good1", "good2"], "every build ran once: the left job was taken up", p)
+else:
+    expect(logged[:2] == ["good1", "good1"] and sorted(logged[2:]) == ["broken", "good2"],
+           "the baseline's cancelled build ran again, once; the others once", p)
 print("all build stage checks passed")
