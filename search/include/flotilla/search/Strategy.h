@@ -26,17 +26,6 @@
 
 namespace flotilla::search {
 
-struct StrategyOptions {
-  std::string name = "random";
-  std::uint64_t seed = 0;
-  bool maximize = true;
-  // Multi-objective: the direction of each objective (empty: every one follows `maximize`).
-  std::vector<bool> maximize_objectives;
-  // Successive halving: the parameter whose values, in the order declared, are ever more
-  // faithful (and costly) evaluations, e.g. a problem size. Empty: rungs spend evaluations.
-  std::string fidelity;
-};
-
 // Why a configuration failed, when the caller knows: it did not build (compile or link), it
 // crashed or returned an error at run time, it ran past its time limit, its output failed
 // verification, or the device refused it (e.g. too many threads per block or too much shared
@@ -58,6 +47,25 @@ struct Observation {
   std::vector<double> loss;
   Failure failure = Failure::unknown;  // why it failed, when failed() and the caller said
   bool failed() const { return loss.empty(); }
+};
+
+struct StrategyOptions {
+  std::string name = "random";
+  std::uint64_t seed = 0;
+  bool maximize = true;
+  // Multi-objective: the direction of each objective (empty: every one follows `maximize`).
+  std::vector<bool> maximize_objectives;
+  // Successive halving: the parameter whose values, in the order declared, are ever more
+  // faithful (and costly) evaluations, e.g. a problem size. Empty: rungs spend evaluations.
+  std::string fidelity;
+  // Warm start: outcomes measured elsewhere on the same space (another GPU, compiler or finished
+  // campaign), in this run's loss convention (Observation::loss, "lower is better"; empty loss =
+  // it failed there). They are advice, not history: none of them is "seen" (each may be proposed
+  // and must be measured here), history() never holds them, and a strategy that does not use them
+  // behaves exactly as without. A configuration off this space's grid or infeasible here is
+  // ignored. The same kernel can rank differently on other hardware, so a strategy that uses them
+  // must recover when they mislead.
+  std::vector<Observation> warm_start;
 };
 
 class Strategy {
