@@ -4,6 +4,8 @@
 // what every variant, on every device, is checked against.
 #include "flotilla/kernels/Stencil.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <utility>
 
@@ -53,6 +55,17 @@ std::vector<double> reference_grid(int n, int iters, std::uint64_t seed) {
     std::swap(in, out);
   }
   return in;
+}
+
+double residual(const std::vector<double>& grid, int n) {
+  const std::size_t w = static_cast<std::size_t>(n) + 2;
+  double worst = 0;
+  for (std::size_t i = 1; i <= static_cast<std::size_t>(n); ++i)
+    for (std::size_t j = 1; j <= static_cast<std::size_t>(n); ++j) {
+      const double next = 0.25 * (grid[(i - 1) * w + j] + grid[(i + 1) * w + j] + grid[i * w + j - 1] + grid[i * w + j + 1]);
+      worst = std::max(worst, std::fabs(next - grid[i * w + j]));
+    }
+  return worst;
 }
 
 }  // namespace flotilla::kernels::stencil

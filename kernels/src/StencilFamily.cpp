@@ -142,11 +142,16 @@ class StencilFamily final : public KernelFamily {
     const double bytes_per_point = 2.0 * (v.single ? sizeof(float) : sizeof(double));
     // A zero duration (a clock too coarse for a tiny grid) would make the rates infinite.
     const double t = std::max(run.time_s, 1e-9);
+    // The accuracy `iters` sweeps buy: the residual of the reference loop on the verification
+    // grid (every variant that verifies computes that grid), untimed; a few ms at the defaults.
+    const Variant check = make_variant(*this, given, "n_verify");
+    const double residual = stencil::residual(stencil::reference_grid(check.n, check.iters, check.seed), check.n);
     return BenchmarkResult{Outcome::ok,
                            "",
                            {{"gflops", 4.0 * points / t / 1e9},
                             {"time_s", run.time_s},
-                            {"gbps", bytes_per_point * points / t / 1e9}}};
+                            {"gbps", bytes_per_point * points / t / 1e9},
+                            {"residual", residual}}};
   }
 
   VerifyResult verify(const Params& given, int shard, int shards) const override {

@@ -1,5 +1,6 @@
 // Analysis.cpp — candidate status and campaign summary from recorded trials (pure functions).
 #include "flotilla/results/Analysis.h"
+#include "flotilla/results/Pareto.h"
 
 #include <algorithm>
 #include <cctype>
@@ -190,6 +191,27 @@ void summarize_noise(CampaignSummary& summary, const std::vector<const TrialReco
   summary.too_noisy = half_width > std::log1p(settings.min_effect);
 }
 
+// Several objectives: the front, and the pick from the eligible candidates' front.
+void summarize_front(CampaignSummary& summary) {
+  summary.goals = parse_objectives(summary.campaign.objectives);
+  summary.pick = parse_pick(summary.campaign.pick.empty() ? "knee" : summary.campaign.pick, summary.goals.size());
+  for (const auto& p : pareto_fronts(summary, summary.goals, false))
+    if (p.front == 1) summary.front.push_back(p.candidate);
+  const bool verifies = summary.campaign.shards > 0;
+  std::vector<std::vector<double>> members;
+  for (const auto& p : pareto_fronts(summary, summary.goals, verifies)) {
+    if (p.front != 1) break;
+    if (summary.candidates[p.candidate].status != (verifies ? CandidateStatus::verified : CandidateStatus::explored))
+      continue;
+    summary.eligible_front.push_back(p.candidate);
+    members.push_back(p.values);
+  }
+  summary.best_unconfirmed.reset();
+  summary.best_confirmed = false;
+  summary.best.reset();
+  if (!members.empty()) summary.best = summary.eligible_front[pick_member(members, summary.goals, summary.pick)];
+}
+
 }  // namespace
 
 std::string_view failure_kind(const TrialRecord& trial) {
@@ -266,6 +288,7 @@ CampaignSummary summarize(const CampaignInfo& campaign, const std::vector<Candid
   }
   if (summary.confirming && by_objective && by_objective != summary.best && by_objective != summary.baseline)
     summary.best_unconfirmed = by_objective;
+  if (!campaign.objectives.empty()) summarize_front(summary);
   summary.best_verified = summary.best && campaign.shards > 0;
   if (summary.baseline) summarize_noise(summary, by_candidate[*summary.baseline]);
   return summary;

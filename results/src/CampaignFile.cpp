@@ -18,6 +18,8 @@
 //    flock() when SWMR mode began), hence WriterLock: open_write is only called under it.
 #include "CampaignFile.h"
 
+#include "flotilla/results/Objectives.h"
+
 #include <string>
 
 #ifndef FLOTILLA_VERSION
@@ -129,6 +131,10 @@ void write_header(hid_t file, const CampaignInfo& info) {
   h5::write_attribute(id, "confirm_confidence", info.confirm_confidence);
   h5::write_attribute(id, "confirm_min_effect", info.confirm_min_effect);
   h5::write_attribute(id, "confirm_max_pairs", info.confirm_max_pairs);
+  if (!info.objectives.empty()) {
+    h5::write_attribute(id, "objectives", info.objectives);
+    h5::write_attribute(id, "pick", info.pick);
+  }
 }
 
 CampaignInfo read_campaign(hid_t file, int schema) {
@@ -154,6 +160,15 @@ CampaignInfo read_campaign(hid_t file, int schema) {
     info.confirm_confidence = h5::read_double_attribute(id, "confirm_confidence");
     info.confirm_min_effect = h5::read_double_attribute(id, "confirm_min_effect");
     info.confirm_max_pairs = static_cast<std::int32_t>(h5::read_int_attribute(id, "confirm_max_pairs"));
+  }
+  // Several objectives: checked here, so a summary of a damaged or foreign file names the
+  // attribute instead of failing later on a goal it cannot read.
+  if (h5::has_attribute(id, "objectives")) {
+    info.objectives = h5::read_string_attribute(id, "objectives");
+    info.pick = h5::has_attribute(id, "pick") ? h5::read_string_attribute(id, "pick") : std::string("knee");
+    std::string problem = objectives_problem(info.objectives);
+    if (problem.empty()) problem = pick_problem(info.pick, parse_objectives(info.objectives).size());
+    if (!problem.empty()) throw h5::Error("/campaign attribute 'objectives' or 'pick': " + problem);
   }
   return info;
 }

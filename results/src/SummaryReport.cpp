@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "flotilla/results/Analysis.h"
+#include "flotilla/results/Columns.h"
 
 namespace flotilla::results {
 namespace {
@@ -80,8 +81,50 @@ nlohmann::json candidate_json(const CandidateSummary& c, const CampaignInfo& inf
   return j;
 }
 
+// "time_s 0.0123, residual 4.5e-05": a candidate's value of each goal.
+std::string goal_values_text(const CandidateSummary& c, const CampaignSummary& s) {
+  std::vector<std::string> parts;
+  for (const auto& g : s.goals) {
+    const auto v = goal_value(c, g, s.campaign);
+    parts.push_back(fmt::format("{} {}", g.metric, v ? fmt::format("{:.4g}", *v) : std::string("-")));
+  }
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+// Several objectives: the pick, and what it was picked from.
+std::string pick_line(const CampaignSummary& s) {
+  if (!s.best) return fmt::format("pick       none yet: no {} candidate on the front\n", s.campaign.shards > 0 ? "verified" : "explored");
+  const auto& b = s.candidates[*s.best];
+  return fmt::format("pick       {} ({}; {} of {} front members {}; no speed-up is claimed: confirmation is off with "
+                     "several objectives)   {}\n",
+                     goal_values_text(b, s), s.pick.text(), s.eligible_front.size(), s.front.size(),
+                     s.campaign.shards > 0 ? "verified" : "explored, none verified: no evaluate stage", b.record.config);
+}
+
+std::string front_table(const CampaignSummary& s) {
+  if (s.front.empty()) return "";
+  std::vector<std::string> names;
+  for (const auto& g : s.goals) names.push_back(g.text());
+  std::string out = fmt::format("\nPareto front of {} ({} candidates no other beats on every objective; * = the pick)\n",
+                                fmt::join(names, ", "), s.front.size());
+  out += fmt::format("  {:>6}", "id");
+  for (const auto& g : s.goals) out += fmt::format("  {:>12}", g.metric);
+  out += fmt::format("  {:<12}  {}\n", "status", "configuration");
+  for (auto i : s.front) {
+    const auto& c = s.candidates[i];
+    out += fmt::format("  {:>6}", fmt::format("{}{}", s.best == i ? "*" : "", c.record.id));
+    for (const auto& g : s.goals) {
+      const auto v = goal_value(c, g, s.campaign);
+      out += fmt::format("  {:>12}", v ? fmt::format("{:.5g}", *v) : std::string("-"));
+    }
+    out += fmt::format("  {:<12}  {}\n", to_string(c.status), c.record.config);
+  }
+  return out;
+}
+
 std::string best_line(const CampaignSummary& s) {
   const auto& info = s.campaign;
+  if (!s.goals.empty()) return pick_line(s);
   if (!s.best) return "best       none verified yet\n";
   const auto& b = s.candidates[*s.best];
   std::string what = s.best_verified ? "verified" : "unverified: no evaluate stage";
@@ -135,8 +178,15 @@ std::string summary_text(const CampaignSummary& s, std::size_t top_k) {
   const auto& info = s.campaign;
   std::string out;
   out += fmt::format("campaign   {}\n", info.name);
-  out += fmt::format("objective  {} ({}) · seed {} · flotilla {} on {}\n", info.objective, info.direction, info.seed,
-                     info.flotilla_version, info.host);
+  if (s.goals.empty()) {
+    out += fmt::format("objective  {} ({}) · seed {} · flotilla {} on {}\n", info.objective, info.direction, info.seed,
+                       info.flotilla_version, info.host);
+  } else {
+    std::vector<std::string> names;
+    for (const auto& g : s.goals) names.push_back(g.text());
+    out += fmt::format("objectives {} · pick {} · seed {} · flotilla {} on {}\n", fmt::join(names, ", "), s.pick.text(),
+                       info.seed, info.flotilla_version, info.host);
+  }
   out += provenance_line(s.provenance);
   out += fmt::format("progress   {} candidates: {} verified, {} rolled back, {} explored, {} failed, {} pending · "
                      "{} trials, {} failed\n",
@@ -153,10 +203,11 @@ std::string summary_text(const CampaignSummary& s, std::size_t top_k) {
   out += unconfirmed_line(s);
   out += noise_line(s);
   out += cost_line(s);
+  out += front_table(s);
   auto ranking = s.ranking();
   if (!ranking.empty()) {
-    out += fmt::format("\ntop {}\n  {:>4}  {:>5}  {:>10}  {:<20}  {:>7}  {:<12}  {:<14}  {}\n", std::min(top_k, ranking.size()),
-                       "rank", "id", info.objective, "interval", "spread", "status", "confirmation", "configuration");
+    out += fmt::format("\ntop {}{}\n  {:>4}  {:>5}  {:>10}  {:<20}  {:>7}  {:<12}  {:<14}  {}\n", std::min(top_k, ranking.size()),
+                       s.goals.empty() ? std::string() : " by " + info.objective, "rank", "id", info.objective, "interval", "spread", "status", "confirmation", "configuration");
     for (std::size_t r = 0; r < ranking.size() && r < top_k; ++r) {
       const auto& c = s.candidates[ranking[r]];
       out += fmt::format("  {:>4}  {:>5}  {:>10}  {:<20}  {:>6.1f}%  {:<12}  {:<14}  {}\n", r + 1, c.record.id,
@@ -223,6 +274,7 @@ std::string summary_json(const CampaignSummary& s, std::size_t top_k) {
   j["best_confirmed"] = s.best_confirmed;
   // One word for scripts: what the headline rests on.
   j["verdict"] = !s.best                 ? "none"
+                 : !s.goals.empty()      ? "picked from the front"
                  : s.best_confirmed      ? "confirmed faster"
                  : s.best == s.baseline  ? "baseline"
                  : s.confirming          ? "unconfirmed"
@@ -261,6 +313,26 @@ std::string summary_json(const CampaignSummary& s, std::size_t top_k) {
                        {"env", last.env},
                        {"runs", s.provenance.size()},
                        {"commits", commits}};
+  }
+  // Several objectives: the goals, the rule, and every front member with its value of each goal.
+  if (!s.goals.empty()) {
+    j["objectives"] = nlohmann::json::array();
+    for (const auto& g : s.goals)
+      j["objectives"].push_back({{"metric", g.metric}, {"direction", g.maximize ? "maximize" : "minimize"}});
+    j["pick"] = {{"rule", s.pick.text()},
+                 {"candidate", s.best ? nlohmann::json(s.candidates[*s.best].record.id) : nlohmann::json(nullptr)},
+                 {"eligible", s.eligible_front.size()}};
+    j["front"] = nlohmann::json::array();
+    for (auto i : s.front) {
+      auto member = candidate_json(s.candidates[i], info);
+      member["values"] = nlohmann::json::object();
+      for (const auto& g : s.goals) {
+        const auto v = goal_value(s.candidates[i], g, info);
+        member["values"][g.metric] = v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+      }
+      member["picked"] = s.best == i;
+      j["front"].push_back(std::move(member));
+    }
   }
   j["failures_by_kind"] = nlohmann::json::object();
   for (const auto& [kind, group] : s.failures_by_kind)

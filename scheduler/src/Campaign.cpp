@@ -24,6 +24,7 @@
 #include "flotilla/jobs/Command.h"
 #include "flotilla/jobs/Placement.h"
 #include "flotilla/results/Analysis.h"
+#include "flotilla/results/Columns.h"
 #include "flotilla/results/Store.h"
 #include "flotilla/scheduler/Ingest.h"
 #include "flotilla/scheduler/Planning.h"
@@ -85,7 +86,9 @@ class CampaignRunner {
         {.name = s.backend, .slots = s.slots, .pin = s.pin, .ranks = s.ranks, .path_prepend = o.path_prepend,
          .campaign_tag = campaign_tag(s),
          .slurm = std::move(slurm), .notice = notice});
-    m_strategy = search::make_strategy({.name = s.strategy, .seed = s.seed, .maximize = s.maximize}, s.space);
+    search::StrategyOptions options{.name = s.strategy, .seed = s.seed, .maximize = s.maximize};
+    for (const auto& goal : s.objectives) options.maximize_objectives.push_back(goal.maximize);
+    m_strategy = search::make_strategy(options, s.space);
   }
 
   // What every local task of this campaign carries in its environment (Descendants.h).
@@ -201,7 +204,9 @@ class CampaignRunner {
                                  .seed = m_s.seed, .flotilla_version = FLOTILLA_VERSION, .host = jobs::host_name(),
                                  .created = now_seconds(), .confirm_confidence = m_s.confirm_confidence,
                                  .confirm_min_effect = m_s.confirm_min_effect,
-                                 .confirm_max_pairs = m_s.confirm ? m_s.confirm_max_pairs : 0};
+                                 .confirm_max_pairs = m_s.confirm ? m_s.confirm_max_pairs : 0,
+                                 .objectives = results::objectives_text(m_s.objectives),
+                                 .pick = m_s.objectives.empty() ? std::string() : m_s.pick.text()};
       m_store.emplace(results::Store::create(m_s.results, info));
       m_store->add_event({now_seconds(), "campaign_started", fmt::format("pid {}", getpid())});
       // Reports and discoveries left by an earlier campaign of the same name belong to another
@@ -231,10 +236,20 @@ class CampaignRunner {
   }
 
   // A candidate's outcome to the strategy; a failure says its kind (failure_of, Planning.h).
+  // With several objectives, the value of each (the median of its metric over the repeats).
   void tell(const results::CandidateSummary& c) {
     const auto& config = m_configs[static_cast<std::size_t>(c.record.id)];
-    if (const auto failure = failure_of(c, m_trials)) m_strategy->tell(config, *failure);
-    else m_strategy->tell(config, told_value(c));
+    if (const auto failure = failure_of(c, m_trials)) {
+      m_strategy->tell(config, *failure);
+    } else if (!m_s.objectives.empty() && told_value(c)) {
+      std::vector<double> values;
+      for (const auto& goal : m_s.objectives)
+        if (auto v = results::goal_value(c, goal, m_store->campaign())) values.push_back(*v);
+      if (values.size() == m_s.objectives.size()) m_strategy->tell_objectives(config, values);
+      else m_strategy->tell(config, search::Failure::crash);
+    } else {
+      m_strategy->tell(config, told_value(c));
+    }
   }
 
   results::CampaignSummary summarize() const { return results::summarize(m_store->campaign(), m_candidates, m_trials); }
@@ -318,6 +333,11 @@ class CampaignRunner {
       if (c.status == results::CandidateStatus::explored && c.shards_done > 0 && c.record.origin != "baseline")
         started.push_back(c.record.id);
     if (!started.empty()) evaluate(round, started);
+    if (!m_s.objectives.empty()) {
+      evaluate_front(round);
+      record_decisions(ids);
+      return {};
+    }
     // Waves: each rollback makes room for the next best candidate of the round.
     for (;;) {
       auto summary_now = summarize();
@@ -332,6 +352,24 @@ class CampaignRunner {
     record_decisions(ids);  // a decision a killed run recorded no event for
     confirm_round(round);
     return {};
+  }
+
+  // Several objectives (docs/objectives.md): every member of the Pareto front of the explored
+  // candidates is verified, from whichever round it came. Waves: a rolled-back member leaves the
+  // front, and the candidates it alone dominated join it and are verified in turn.
+  void evaluate_front(int round) {
+    std::set<std::int64_t> tried;
+    for (;;) {
+      const auto summary = summarize();
+      std::vector<std::int64_t> chosen;
+      for (auto i : summary.front) {
+        const auto& c = summary.candidates[i];
+        if (c.status == results::CandidateStatus::explored && tried.insert(c.record.id).second)
+          chosen.push_back(c.record.id);
+      }
+      if (chosen.empty()) return;
+      evaluate(round, chosen);
+    }
   }
 
   // The build stage (BuildStage.h): the round's candidates are built, once per build key, before
@@ -756,12 +794,27 @@ class CampaignRunner {
         continue;
       }
       auto t = *to_trial_record(r);
+      require_objectives(t);
       m_suite.judge(t);  // a suite's shard: ok once its report is readable
       if (t.kind == results::TrialKind::evaluate && !keep_evaluation(r, t.candidate, t.index)) continue;
       if (t.kind == results::TrialKind::evaluate) m_ran_evaluate.insert(t.candidate);
       if (m_store->add_trial(t)) m_trials.push_back(std::move(t));
     }
     group.commit();
+  }
+
+  // Several objectives: a benchmark run must print every one (the worker checks the first); one
+  // that leaves one out failed, as a run without the objective does.
+  void require_objectives(results::TrialRecord& t) const {
+    if (t.kind != results::TrialKind::explore || t.status != results::TrialStatus::ok) return;
+    for (std::size_t g = 1; g < m_s.objectives.size(); ++g) {
+      const auto& name = m_s.objectives[g].metric;
+      const auto it = std::find_if(t.metrics.begin(), t.metrics.end(), [&](const auto& m) { return m.name == name; });
+      if (it != t.metrics.end() && std::isfinite(it->value)) continue;
+      t.status = results::TrialStatus::failed;
+      t.reason = fmt::format("objective '{}' {} output", name, it == t.metrics.end() ? "missing from" : "not finite in");
+      return;
+    }
   }
 
   // Whether every repeat of the candidate's exploration succeeded; nullopt while some are missing.

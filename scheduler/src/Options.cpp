@@ -19,8 +19,17 @@ const std::vector<OptionDecl>& option_table() {
       {"campaign.workdir", "", false, false,
        "where every task runs, on every backend, and what relative paths in commands mean (default: the directory "
        "`flotilla run` is started in); on Slurm it must be on a file system the nodes share"},
-      {"intent.objective", "", true, false, "metric to optimise, as printed by the explore command"},
+      {"intent.objective", "", false, false,
+       "metric to optimise, as printed by the explore command (this or intent.objectives is required)"},
       {"intent.direction", "maximize", false, false, "maximize or minimize"},
+      {"intent.objectives", "", false, false,
+       "several objectives instead of one: METRIC:min or METRIC:max, separated by commas (e.g. 'time_s:min, "
+       "residual:min'); every member of their Pareto front is verified and intent.pick chooses the winner "
+       "(docs/objectives.md)"},
+      {"intent.pick", "knee", false, false,
+       "with several objectives, which verified front member wins: knee (closest to every objective's best, each "
+       "scaled to [0, 1] over the front), weighted W1,W2,... (least weighted sum of those scaled values) or "
+       "lexicographic (best by the first objective, ties by the next)"},
       {"intent.baseline", "", false, false, "reference configuration, e.g. 'tile_x=32 tile_y=8'"},
       {"intent.target", "", false, false, "stop once a verified candidate reaches this objective"},
       {"intent.on_baseline_failure", "stop", false, false,
@@ -117,7 +126,8 @@ const std::vector<OptionDecl>& option_table() {
       {"confirm.tries", "2", false, false,
        "candidates confirmed per round at most, best first, until one is confirmed faster"},
       {"search.strategy", "bayes", false, false,
-       "search strategy: bayes, random, grid, sobol, genetic, annealing, local, hyperband, bandit, nsga2, bayes-escape (docs/search.md)"},
+       "search strategy: bayes, random, grid, sobol, genetic, annealing, local, hyperband, bandit, nsga2, bayes-escape "
+       "(docs/search.md); with several objectives the default is nsga2"},
       {"search.budget", "32", false, false, "candidates to explore, the baseline not counted (0: verify the baseline alone)"},
       {"search.batch", "8", false, false, "candidates per round"},
       {"resources.backend", "local", false, false, "where tasks run: local, mpi or slurm"},

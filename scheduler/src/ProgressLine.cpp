@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "flotilla/results/Columns.h"
+
 namespace flotilla::scheduler {
 namespace {
 
@@ -58,7 +60,12 @@ std::vector<Field> fields(const ProgressState& s, Seconds elapsed) {
                             ? fmt::format("{} verified, {} rolled back, {} failed", s.verified, s.rolled_back, s.failed)
                             : fmt::format("{} failed", s.failed);
   out.push_back({9, outcomes, outcomes});
-  if (s.verifies) {
+  if (s.front > 0) {  // several objectives: the front, and the pick so far
+    const auto front = s.verifies ? fmt::format("front {} ({} verified)", s.front, s.front_verified)
+                                  : fmt::format("front {} (unverified)", s.front);
+    out.push_back({2, front, fmt::format("front {}", s.front)});
+    if (!s.pick.empty()) out.push_back({6, "pick " + s.pick, "pick " + s.pick});
+  } else if (s.verifies) {
     out.push_back({2, fmt::format("best verified {} {}", s.objective, number(s.best_verified)),
                    fmt::format("verified {}", number(s.best_verified))});
     if (s.best_explored)
@@ -93,6 +100,18 @@ void fill_from_summary(ProgressState& s, const results::CampaignSummary& summary
   s.failed = summary.count(CandidateStatus::explore_failed) + summary.count(CandidateStatus::build_failed);
   s.verifies = summary.campaign.shards > 0;
   s.best_verified = s.best_explored = std::nullopt;
+  s.front = summary.front.size();
+  s.front_verified = static_cast<std::size_t>(std::count_if(summary.front.begin(), summary.front.end(), [&](auto i) {
+    return summary.candidates[i].status == CandidateStatus::verified;
+  }));
+  s.pick.clear();
+  if (!summary.goals.empty() && summary.best) {
+    std::vector<std::string> parts;
+    for (const auto& goal : summary.goals)
+      if (auto v = results::goal_value(summary.candidates[*summary.best], goal, summary.campaign))
+        parts.push_back(fmt::format("{} {:.4g}", goal.metric, *v));
+    s.pick = fmt::format("{}", fmt::join(parts, ", "));
+  }
   const auto winner = summary.best ? summary.candidates[*summary.best].objective : std::nullopt;
   if (!s.verifies) {  // the report's best, unverified
     s.best_explored = winner;

@@ -36,6 +36,7 @@ namespace {
 class Reader {
  public:
   Reader(RawValues& raw, std::string display) : m_raw(raw), m_display(std::move(display)) {}
+  const std::string& display() const { return m_display; }
 
   // The single value of a key (its default when absent; nullptr when absent without default).
   const RawValue* one(std::string_view key) {
@@ -317,14 +318,7 @@ std::string registered(Reader& r, std::string_view key, const std::vector<std::s
   return raw->value;
 }
 
-bool is_metric_name(std::string_view name) {
-  auto word = [](char c, bool first) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_' ||
-                                              (!first && (std::isdigit(static_cast<unsigned char>(c)) || c == '.')); };
-  if (name.empty()) return false;
-  for (std::size_t i = 0; i < name.size(); ++i)
-    if (!word(name[i], i == 0)) return false;
-  return true;
-}
+using results::is_metric_name;
 
 // A campaign's name names job folders, Slurm jobs and files: letters, digits and . _ + -, not
 // starting with . or - (so never "..", a path, an option or a second line).
@@ -448,6 +442,64 @@ static jobs::SlurmShape read_stage_shape(Reader& r, const Settings::Slurm& base,
   return shape;
 }
 
+// intent.objective and intent.direction, or intent.objectives and intent.pick (docs/objectives.md).
+void read_objectives(Reader& r, Settings& s) {
+  const auto* objective = r.one("intent.objective");
+  const auto* objectives = r.one("intent.objectives");
+  if (objective && objectives)
+    bad(*objectives, "intent.objectives",
+        fmt::format("is given with intent.objective (at {}): give one objective, or list them all here",
+                    objective->where));
+  if (!objective && !objectives)
+    throw ConfigError(fmt::format("{}: [intent] objective or objectives is required", r.display()));
+  if (objective) {
+    s.objective = objective->value;
+    if (!results::is_metric_name(s.objective))
+      bad(*objective, "intent.objective",
+          "is not a metric name a task can print ([A-Za-z_][A-Za-z0-9_.]*, at most 63 bytes)");
+    auto* direction = r.one("intent.direction");
+    if (direction->value != "maximize" && direction->value != "minimize")
+      bad(*direction, "intent.direction", "is not maximize or minimize");
+    s.maximize = direction->value == "maximize";
+    if (auto* pick = r.one("intent.pick"); pick->where != "default")
+      bad(*pick, "intent.pick", "needs intent.objectives: with one objective the best verified candidate wins");
+    return;
+  }
+  if (auto* direction = r.one("intent.direction"); direction->where != "default")
+    bad(*direction, "intent.direction", "is given with intent.objectives, which names each objective's direction");
+  // The problem names the item it is about, so the whole value is not repeated before it.
+  if (auto problem = results::objectives_problem(objectives->value); !problem.empty())
+    throw ConfigError(fmt::format("{}: [intent] objectives: {}", objectives->where, problem));
+  s.objectives = results::parse_objectives(objectives->value);
+  s.objective = s.objectives.front().metric;
+  s.maximize = s.objectives.front().maximize;
+  auto* pick = r.one("intent.pick");
+  if (auto problem = results::pick_problem(pick->value, s.objectives.size()); !problem.empty())
+    throw ConfigError(fmt::format("{}: [intent] pick: {}", pick->where, problem));
+  s.pick = results::parse_pick(pick->value, s.objectives.size());
+  if (s.objectives.size() == 1) s.objectives.clear();  // one objective, written the other way
+}
+
+// What several objectives change in the rest of the settings (docs/objectives.md): a target and
+// confirmation speak of one objective's speed-up, so they are refused when asked for and off
+// otherwise; adaptive repeats race one objective against the incumbent's, so they are off.
+void check_several_objectives(Reader& r, Settings& s) {
+  if (s.objectives.empty()) return;
+  if (auto* target = r.one("intent.target"))
+    bad(*target, "intent.target", "needs one objective: with several, no single value says the campaign is done");
+  if (auto* confirm = r.one("confirm.enabled"); confirm->where != "default" && s.confirm)
+    bad(*confirm, "confirm.enabled",
+        "needs one objective: a confirmation measures one objective's speed-up over the baseline, and with "
+        "several the pick may trade one objective for another (docs/objectives.md)");
+  s.confirm = false;
+  if (auto* max_repeats = r.one("explore.max_repeats"); max_repeats->where != "default" && s.max_repeats != s.repeats)
+    bad(*max_repeats, "explore.max_repeats",
+        "needs one objective: adaptive repeats race one objective against the incumbent's; with several, every "
+        "candidate gets explore.repeats");
+  s.max_repeats = s.repeats;
+  if (auto* strategy = r.one("search.strategy"); strategy->where == "default") s.strategy = "nsga2";
+}
+
 Settings validate(RawValues raw, const std::string& display) {
   // Names and commands end up in the results file, reports and JSON: all text is UTF-8 (the
   // file's lines are checked as they are read; these are the command line's).
@@ -467,14 +519,7 @@ Settings validate(RawValues raw, const std::string& display) {
         "files)");
   s.results = r.text("campaign.results");
   s.seed = static_cast<std::uint64_t>(r.integer("campaign.seed", 0, INT64_MAX));
-  s.objective = r.text("intent.objective");
-  if (!is_metric_name(s.objective) || s.objective.size() > 63)
-    bad(*r.one("intent.objective"), "intent.objective",
-        "is not a metric name a task can print ([A-Za-z_][A-Za-z0-9_.]*, at most 63 bytes)");
-  auto* direction = r.one("intent.direction");
-  if (direction->value != "maximize" && direction->value != "minimize")
-    bad(*direction, "intent.direction", "is not maximize or minimize");
-  s.maximize = direction->value == "maximize";
+  read_objectives(r, s);
   read_space(r, s);
   if (auto* baseline = r.one("intent.baseline")) {
     try {
@@ -544,6 +589,7 @@ Settings validate(RawValues raw, const std::string& display) {
   read_suite(r, s);
   read_stages(r, s);
   s.strategy = registered(r, "search.strategy", search::strategy_names());
+  check_several_objectives(r, s);
   s.budget = static_cast<std::size_t>(r.integer("search.budget", 0, 100'000'000));  // 0: the baseline alone
   if (s.budget == 0 && !s.baseline)
     bad(*r.one("search.budget"), "search.budget",
@@ -628,6 +674,10 @@ std::string Settings::fingerprint() const {
       "explore.repeats = {}\nevaluate.command = {}\nevaluate.shards = {}\nevaluate.gate = {}\n",
       objective, maximize ? "maximize" : "minimize", baseline.value_or(""), space.fingerprint(), explore_command,
       repeats, evaluate_command, shards, gate.text()) +
+         // Only campaigns of several objectives name them, so other campaigns' files still resume.
+         (objectives.empty() ? std::string()
+                             : fmt::format("intent.objectives = {}\nintent.pick = {}\n",
+                                           results::objectives_text(objectives), pick.text())) +
          // Only campaigns with a build stage name it, so other campaigns' files still resume.
          (build_command.empty() ? std::string() : fmt::format("build.command = {}\n", build_command)) +
          // The env lines are part of every build key: recorded builds of other env lines are not these.

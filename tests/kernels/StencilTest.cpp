@@ -127,15 +127,36 @@ TEST(StencilBenchmark, ReportsGflopsTimeAndBandwidth) {
     const fk::BenchmarkResult r =
         stencil().benchmark({{"n", "128"}, {"iters", "3"}, {"precision", precision}});
     ASSERT_EQ(r.outcome, fk::Outcome::ok) << r.message;
-    ASSERT_EQ(r.metrics.size(), 3u);
+    ASSERT_EQ(r.metrics.size(), 4u);
     EXPECT_EQ(r.metrics[0].name, "gflops");
     EXPECT_EQ(r.metrics[1].name, "time_s");
     EXPECT_EQ(r.metrics[2].name, "gbps");
+    EXPECT_EQ(r.metrics[3].name, "residual");
     for (const fk::Metric& m : r.metrics) EXPECT_TRUE(std::isfinite(m.value) && m.value > 0) << m.name;
     // 4 flops and 2 scalars moved per point.
     const double bytes_per_flop = std::string(precision) == "double" ? 4.0 : 2.0;
     EXPECT_NEAR(r.metrics[2].value / r.metrics[0].value, bytes_per_flop, 1e-9);
   }
+}
+
+// The residual is the reference's distance from convergence after `iters` sweeps: it falls as
+// sweeps are added, and a variant's tiles do not change it (configs/pareto.ini trades it for time).
+TEST(StencilBenchmark, ResidualFallsWithSweepsAndIgnoresTiles) {
+  auto residual = [](const char* iters, const char* tile_x) {
+    const auto r = stencil().benchmark({{"n", "64"}, {"iters", iters}, {"tile_x", tile_x}});
+    EXPECT_EQ(r.outcome, fk::Outcome::ok) << r.message;
+    return r.metrics.at(3).value;
+  };
+  const double r10 = residual("10", "16"), r50 = residual("50", "16"), r200 = residual("200", "16");
+  EXPECT_GT(r10, r50);
+  EXPECT_GT(r50, r200);
+  EXPECT_GT(r200, 0);
+  EXPECT_EQ(residual("50", "64"), r50);
+  // By hand on a 1x1 interior: the centre is the mean of its four boundary neighbours after one
+  // sweep, so a second sweep changes nothing.
+  std::vector<double> grid = fk::stencil::initial_grid(1, 7);
+  EXPECT_GT(fk::stencil::residual(grid, 1), 0);
+  EXPECT_EQ(fk::stencil::residual(fk::stencil::reference_grid(1, 1, 7), 1), 0);
 }
 
 TEST(StencilParams, BadShardsAndUnrollMultiplesAreRejectedExactly) {

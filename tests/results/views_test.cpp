@@ -4,6 +4,7 @@
 #include <flotilla/results/Importance.h>
 #include <flotilla/results/Pareto.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 
@@ -153,3 +154,86 @@ TEST(Compare, DifferentObjectivesAreRefused) {
 }
 
 }  // namespace
+
+TEST(Objectives, ListsAreParsedAndTheirErrorsNamed) {
+  const auto goals = parse_objectives(" time_s:min , residual:minimize,gflops:max");
+  ASSERT_EQ(goals.size(), 3u);
+  EXPECT_EQ(objectives_text(goals), "time_s:min,residual:min,gflops:max");
+  EXPECT_EQ(objectives_problem(""), "is empty: give METRIC:min or METRIC:max, separated by commas");
+  EXPECT_EQ(objectives_problem("time_s"), "'time_s' has no direction: write time_s:min or time_s:max");
+  EXPECT_EQ(objectives_problem("time_s:down"), "'time_s:down': the direction must be min or max");
+  EXPECT_EQ(objectives_problem("time s:min"),
+            "'time s' is not a metric name a task can print ([A-Za-z_][A-Za-z0-9_.]*, at most 63 bytes)");
+  EXPECT_EQ(objectives_problem("a:min, a:max"), "names 'a' twice");
+  EXPECT_THROW(parse_objectives("a:min,"), std::invalid_argument);  // an empty item is no metric
+}
+
+TEST(Objectives, PickRulesAreParsedAndChecked) {
+  EXPECT_EQ(parse_pick("knee", 2).text(), "knee");
+  EXPECT_EQ(parse_pick(" lexicographic ", 2).text(), "lexicographic");
+  EXPECT_EQ(parse_pick("weighted 0.7, 0.3", 2).text(), "weighted 0.7,0.3");
+  EXPECT_EQ(pick_problem("weighted 1", 2), "gives 1 weights for 2 objectives (e.g. weighted 1,1)");
+  EXPECT_EQ(pick_problem("weighted 1,-1", 2), "weight '-1' is not a number of at least 0");
+  EXPECT_EQ(pick_problem("weighted 0,0", 2), "has only zero weights");
+  EXPECT_EQ(pick_problem("best", 2), "'best' is not knee, weighted W1,W2,... or lexicographic");
+}
+
+TEST(Objectives, EachRulePicksItsMember) {
+  // time_s (min) against residual (min): a fast and rough end, a slow and exact end, a knee.
+  const std::vector<Goal> goals = {{"time_s", false}, {"residual", false}};
+  const std::vector<std::vector<double>> front = {{1.0, 1e-2}, {1.2, 1e-5}, {4.0, 0.0}};
+  // Scaled over the front: (0, 1), (0.067, 0.001), (1, 0): the middle one is nearest (0, 0).
+  EXPECT_EQ(pick_member(front, goals, parse_pick("knee", 2)), 1u);
+  EXPECT_EQ(pick_member(front, goals, parse_pick("lexicographic", 2)), 0u);
+  EXPECT_EQ(pick_member(front, goals, parse_pick("weighted 1,0", 2)), 0u);
+  EXPECT_EQ(pick_member(front, goals, parse_pick("weighted 0,1", 2)), 2u);
+  // Lexicographic ties on the first objective go to the second.
+  EXPECT_EQ(pick_member({{1.0, 5.0}, {1.0, 2.0}}, goals, parse_pick("lexicographic", 2)), 1u);
+  // Directions count: with residual maximised the exact end is the worst on it.
+  EXPECT_EQ(pick_member(front, {{"time_s", false}, {"residual", true}}, parse_pick("weighted 0,1", 2)), 0u);
+  // A constant objective scales to 0 and decides nothing.
+  EXPECT_EQ(pick_member({{2.0, 7.0}, {1.0, 7.0}}, goals, parse_pick("knee", 2)), 1u);
+}
+
+TEST(Objectives, SummaryVerifiesTheFrontAndPicksFromItsVerifiedMembers) {
+  CampaignBuilder b("minimize");
+  b.info.objective = "score";  // time, to be minimised
+  b.info.objectives = "score:min,residual:min";
+  b.info.pick = "knee";
+  b.add("x=0", 0, 2.0, Verdict::pass, {{"residual", 1e-3}});  // baseline: dominated by x=2
+  b.add("x=1", 1, 1.0, Verdict::pass, {{"residual", 1e-2}});  // front: fast end
+  b.add("x=2", 1, 1.5, Verdict::pass, {{"residual", 1e-4}});  // front: the knee
+  b.add("x=3", 1, 0.5, Verdict::fail, {{"residual", 1e-6}});  // dominates all, rolled back
+  b.add("x=4", 1, 5.0, Verdict::none, {{"residual", 0.0}});   // front, not verified yet
+  b.add("x=5", 1, 0.8, Verdict::none, {});                    // no residual: not on the front
+  b.add("x=6", 1, 4.0, Verdict::pass, {{"residual", 1e-5}});  // front: the exact end, verified
+  auto s = b.summary();
+  EXPECT_EQ(s.goals.size(), 2u);
+  EXPECT_EQ(s.front, (std::vector<std::size_t>{1, 2, 6, 4}));
+  EXPECT_EQ(s.eligible_front, (std::vector<std::size_t>{1, 2, 6}));
+  ASSERT_TRUE(s.best);
+  EXPECT_EQ(*s.best, 2u);
+  EXPECT_TRUE(s.best_verified);
+  EXPECT_FALSE(s.best_confirmed);
+  const auto text = summary_text(s, 5);
+  EXPECT_NE(text.find("objectives score:min, residual:min · pick knee"), std::string::npos) << text;
+  EXPECT_NE(text.find("Pareto front of score:min, residual:min (4 candidates"), std::string::npos) << text;
+  EXPECT_NE(text.find("*2"), std::string::npos) << text;
+  EXPECT_NE(text.find("3 of 4 front members verified"), std::string::npos) << text;
+  const auto json = nlohmann::json::parse(summary_json(s, 5));
+  EXPECT_EQ(json["verdict"], "picked from the front");
+  EXPECT_EQ(json["pick"]["candidate"], 2);
+  EXPECT_EQ(json["pick"]["rule"], "knee");
+  ASSERT_EQ(json["front"].size(), 4u);
+  EXPECT_EQ(json["front"][1]["picked"], true);
+  EXPECT_EQ(json["front"][1]["values"]["residual"], 1e-4);
+  EXPECT_EQ(json["front"][3]["status"], "explored");
+  // Once x=4 is verified it joins the pick's choices; the knee stays x=2.
+  b.evaluate(4, true);
+  s = b.summary();
+  EXPECT_EQ(s.eligible_front.size(), 4u);
+  EXPECT_EQ(*s.best, 2u);
+  // Lexicographic on the same front picks the fastest verified member.
+  b.info.pick = "lexicographic";
+  EXPECT_EQ(*b.summary().best, 1u);
+}

@@ -114,7 +114,7 @@ TEST_F(SettingsTest, ErrorsNameFileLineSectionAndKey) {
   EXPECT_EQ(error_of(replace(kValid, "[search]", "[serch]")), std::string(f) + ":21: unknown section [serch]");
   EXPECT_EQ(error_of(replace(kValid, "timeout = 20s", "timeout = 20 seconds")),
             std::string(f) + ":15: [explore] timeout: '20 seconds' is not a duration (e.g. 500ms, 20s, 2m, 1h; 0 = none)");
-  EXPECT_EQ(error_of(replace(kValid, "objective = gflops\n", "")), std::string(f) + ": [intent] objective is required");
+  EXPECT_EQ(error_of(replace(kValid, "objective = gflops\n", "")), std::string(f) + ": [intent] objective or objectives is required");
   EXPECT_EQ(error_of(replace(kValid, "direction = maximize", "direction = up")),
             std::string(f) + ":6: [intent] direction: 'up' is not maximize or minimize");
   EXPECT_EQ(error_of(replace(kValid, "tile_y=8", "tile_y=3")),
@@ -463,7 +463,7 @@ TEST_F(SettingsTest, EveryBadLineIsNamed) {
             f + ":4: expected 'key = value', '[section]' or a comment, found 'tile_x 8'");
   EXPECT_EQ(error_of(replace(kValid, "[search]", "[search")), f + ":20: '[search' is not a [section]");
   EXPECT_EQ(error_of(replace(kValid, "name = tiling", "name = til\xff" "ing")), f + ":2: the line is not UTF-8");
-  EXPECT_EQ(error_of(std::string("# only\n; comments\n")), f + ": [intent] objective is required");
+  EXPECT_EQ(error_of(std::string("# only\n; comments\n")), f + ": [intent] objective or objectives is required");
   EXPECT_EQ(error_of(std::string("[intent]\nobjective = x\0y\n", 26)), f + ":2: the line holds a NUL byte: a campaign file is text");
   const auto dir = std::filesystem::temp_directory_path() / "flotilla_settings_dir";
   std::filesystem::create_directories(dir);
@@ -538,4 +538,49 @@ TEST(BackendSettings, DeclaredByTheBackendsAndInTheOneTable) {
   EXPECT_TRUE(flotilla::jobs::backend_renders_job_scripts("slurm"));
   EXPECT_FALSE(flotilla::jobs::backend_renders_job_scripts("local"));
   EXPECT_FALSE(flotilla::jobs::backend_renders_job_scripts("nosuch"));
+}
+
+TEST_F(SettingsTest, SeveralObjectives) {
+  const auto f = std::string("flotilla_settings_test.ini");
+  const auto several = replace(replace(kValid, "objective = gflops\n", "objectives = time_s:min, residual:min\n"),
+                               "direction = maximize\n", "");
+  auto s = load_settings(write(several), {});
+  ASSERT_EQ(s.objectives.size(), 2u);
+  EXPECT_EQ(s.objective, "time_s");  // the first is the one every single-objective view shows
+  EXPECT_FALSE(s.maximize);
+  EXPECT_EQ(s.pick.text(), "knee");
+  EXPECT_EQ(s.strategy, "nsga2");  // the default for several objectives
+  EXPECT_FALSE(s.confirm);         // no speed-up is claimed for a pick
+  EXPECT_EQ(s.max_repeats, s.repeats);
+  EXPECT_NE(s.fingerprint().find("intent.objectives = time_s:min,residual:min\nintent.pick = knee\n"), std::string::npos);
+  EXPECT_EQ(load_settings(write(kValid), {}).fingerprint().find("intent.objectives"), std::string::npos);
+  EXPECT_EQ(load_settings(write(several), {"--search.strategy=random"}).strategy, "random");
+  EXPECT_EQ(load_settings(write(several), {"--intent.pick=weighted 2, 1"}).pick.text(), "weighted 2,1");
+  // One objective written as a list is that one objective.
+  auto one = load_settings(write(replace(several, "time_s:min, residual:min", "gflops:max")), {});
+  EXPECT_TRUE(one.objectives.empty());
+  EXPECT_EQ(one.objective, "gflops");
+  EXPECT_TRUE(one.maximize);
+
+  EXPECT_EQ(error_of(replace(kValid, "objective = gflops\n", "objective = gflops\nobjectives = a:min, b:max\n")),
+            f + ":6: [intent] objectives: 'a:min, b:max' is given with intent.objective (at " + f +
+                ":5): give one objective, or list them all here");
+  EXPECT_EQ(error_of(replace(kValid, "objective = gflops\n", "")), f + ": [intent] objective or objectives is required");
+  EXPECT_EQ(error_of(replace(several, "residual:min", "residual")),
+            f + ":5: [intent] objectives: 'residual' has no direction: write residual:min or residual:max");
+  EXPECT_EQ(error_of(several, {"--intent.direction=minimize"}),
+            "command line: [intent] direction: 'minimize' is given with intent.objectives, which names each "
+            "objective's direction");
+  EXPECT_EQ(error_of(several, {"--intent.pick=weighted 1"}),
+            "command line: [intent] pick: gives 1 weights for 2 objectives (e.g. weighted 1,1)");
+  EXPECT_EQ(error_of(kValid, {"--intent.pick=knee"}),
+            "command line: [intent] pick: 'knee' needs intent.objectives: with one objective the best verified "
+            "candidate wins");
+  EXPECT_EQ(error_of(several, {"--intent.target=3"}),
+            "command line: [intent] target: '3' needs one objective: with several, no single value says the campaign "
+            "is done");
+  EXPECT_NE(error_of(several, {"--confirm.enabled=true"}).find("[confirm] enabled: 'true' needs one objective"),
+            std::string::npos);
+  EXPECT_NE(error_of(several, {"--explore.max_repeats=9"}).find("[explore] max_repeats: '9' needs one objective"),
+            std::string::npos);
 }

@@ -31,4 +31,8 @@ std::vector<double> initial_grid(int n, std::uint64_t seed);
 // The reference: `iters` sweeps of the obvious double loop over initial_grid(n, seed).
 std::vector<double> reference_grid(int n, int iters, std::uint64_t seed);
 
+// How far a grid is from the Jacobi fixed point: the largest change one more sweep would make to
+// an interior point. It falls as sweeps are added, so `iters` trades time for accuracy.
+double residual(const std::vector<double>& grid, int n);
+
 }  // namespace flotilla::kernels::stencil

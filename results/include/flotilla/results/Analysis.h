@@ -24,6 +24,11 @@
 //    verdict. Evaluate trials beyond it (the re-run of failures, index shards + 1) never count.
 //  - A campaign without an evaluate stage (shards == 0) verifies nothing; its best is the best
 //    explored candidate, reported as unverified.
+//  - Several objectives (CampaignInfo::objectives, Objectives.h): the front is every candidate
+//    with a value for each objective, not rolled back, that no other such candidate dominates
+//    (Pareto.h); the winner is the one the campaign's pick rule picks from the front of the
+//    eligible candidates (verified, or explored without an evaluate stage). Confirmation is off
+//    for such campaigns, so no speed-up is claimed for the pick.
 #pragma once
 
 #include <cstddef>
@@ -32,6 +37,7 @@
 #include <string>
 #include <vector>
 
+#include "flotilla/results/Objectives.h"
 #include "flotilla/results/Provenance.h"
 #include "flotilla/results/Stats.h"
 #include "flotilla/results/Store.h"
@@ -104,6 +110,12 @@ struct CampaignSummary {
     std::string first_error;
   };
   std::map<std::string, FailureGroup> failures_by_kind;
+  // Several objectives: the goals (empty: one objective), the front (candidates, best first by
+  // the first goal) and how many of its members are verified; `best` is the pick.
+  std::vector<Goal> goals;
+  std::vector<std::size_t> front;
+  std::vector<std::size_t> eligible_front;  // the front of the eligible candidates, the pick among them
+  PickRule pick;
   std::size_t count(CandidateStatus status) const;
   std::size_t confirmed_count(stats::Verdict verdict) const;
   // Candidates with an objective, best first (verified and explored; rolled-back excluded).

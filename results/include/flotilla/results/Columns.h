@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "flotilla/results/Analysis.h"
+#include "flotilla/results/Objectives.h"  // Goal
 
 namespace flotilla::results {
 
@@ -35,11 +36,6 @@ std::vector<std::string> parameter_names(const CampaignSummary& summary);
 // Every metric name recorded for some candidate, sorted, the objective included.
 std::vector<std::string> metric_names(const CampaignSummary& summary);
 
-struct Goal {
-  std::string metric;
-  bool maximize = true;
-  std::string text() const { return metric + (maximize ? ":max" : ":min"); }
-};
 
 // "gflops", "gflops:max", "time_s:min". Throws AnalysisError naming the recorded metrics when the
 // metric is unknown or its direction missing.

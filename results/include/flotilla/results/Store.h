@@ -62,6 +62,11 @@ struct CampaignInfo {
   double confirm_min_effect = 0.02;
   std::int32_t confirm_max_pairs = 0;
   std::int32_t schema = kSchemaVersion;  // the file's schema version (read back; written as kSchemaVersion)
+  // Several objectives (intent.objectives, docs/objectives.md): "time_s:min,residual:min", the
+  // first being `objective`; empty: one objective. `pick` is the rule that picks the winner from
+  // the verified Pareto front: "knee", "weighted W1,W2,..." or "lexicographic".
+  std::string objectives;
+  std::string pick;
 };
 
 struct CandidateRecord {

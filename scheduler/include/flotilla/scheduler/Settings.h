@@ -18,6 +18,7 @@
 #include <boost/program_options/options_description.hpp>
 
 #include "flotilla/jobs/Backend.h"
+#include "flotilla/results/Objectives.h"
 #include "flotilla/results/TestOutcomes.h"
 #include "flotilla/scheduler/Stages.h"
 #include "flotilla/search/Space.h"
@@ -50,6 +51,11 @@ struct Settings {
 
   std::string objective;
   bool maximize = true;
+  // intent.objectives (docs/objectives.md): two or more objectives, the first being `objective`
+  // and `maximize`; empty: one objective. The campaign verifies every member of their Pareto
+  // front and `pick` chooses the winner from the verified ones.
+  std::vector<results::Goal> objectives;
+  results::PickRule pick;
   std::optional<std::string> baseline;   // canonical configuration text
   std::optional<double> target;
   bool stop_on_baseline_failure = true;  // [intent] on_baseline_failure = stop (Planning.h baseline_failure)
