@@ -127,3 +127,26 @@ TEST(StoreErrors, ReadsSchemaOneFilesAndRefusesToAppend) {
             copy.string() + ": written by flotilla 0.1.0 in schema 1; this flotilla reads it (flotilla results) but "
                             "appends only to schema 2 files: finish it with that flotilla, or start a new results file");
 }
+
+// Several objectives: the attributes are checked when the file opens, so a damaged or foreign
+// file names them instead of failing later in a summary; a good one reads back as written.
+TEST(StoreErrors, BadObjectivesOrPickAttributesAreNamed) {
+  ScratchDir dir;
+  auto info = sample_campaign();
+  info.objectives = "time_s:min,residual:min";
+  info.pick = "weighted 2,1";
+  { auto store = Store::create(dir / "good.h5", info); }
+  const auto read = Store::open_read(dir / "good.h5").campaign();
+  EXPECT_EQ(read.objectives, "time_s:min,residual:min");
+  EXPECT_EQ(read.pick, "weighted 2,1");
+  info.objectives = "time_s:min,residual";
+  { auto store = Store::create(dir / "objectives.h5", info); }
+  expect_open_error(dir / "objectives.h5",
+                    "/campaign attribute 'objectives' or 'pick': 'residual' has no direction: write residual:min or "
+                    "residual:max");
+  info.objectives = "time_s:min,residual:min";
+  info.pick = "weighted 1";
+  { auto store = Store::create(dir / "pick.h5", info); }
+  expect_open_error(dir / "pick.h5",
+                    "/campaign attribute 'objectives' or 'pick': gives 1 weights for 2 objectives (e.g. weighted 1,1)");
+}

@@ -196,5 +196,38 @@ TEST(ProgressFromSummary, WithoutAnEvaluateStageTheWinnerIsTheUnverifiedBest) {
   EXPECT_EQ(s.best_explored, 4.0);
 }
 
+// Several objectives: the front's size and how much of it is verified, and the pick's values,
+// in place of one best objective; the front stays at 80 columns.
+TEST(ProgressLine, SeveralObjectivesShowTheFrontAndThePick) {
+  auto s = mid_campaign();
+  s.front = 5;
+  s.front_verified = 3;
+  s.pick = "time_s 0.01967, residual 0.08147";
+  EXPECT_EQ(format_progress(s, 0, 65s),
+            "round 3 explore · 12/24 candidates finished · 2 tasks running, 6 queued · 3 verified, 4 rolled back, 1 "
+            "failed · front 5 (3 verified) · pick time_s 0.01967, residual 0.08147 · 1m05s elapsed · 11 "
+            "candidates/min · eta 1m05s");
+  const auto narrow = format_progress(s, 80, 65s);
+  EXPECT_NE(narrow.find("front 5"), std::string::npos) << narrow;
+  EXPECT_LE(display_width(narrow), 79u);
+}
+
+TEST(ProgressFromSummary, SeveralObjectivesCountTheFrontAndNameThePick) {
+  using results::CandidateStatus;
+  results::CampaignSummary summary{.campaign = {.objective = "time_s", .direction = "minimize", .shards = 1}};
+  summary.candidates = {candidate(0, "baseline", CandidateStatus::verified, 2.0),
+                        candidate(1, "random", CandidateStatus::explored, 1.0)};
+  summary.candidates[0].metrics = {{"residual", 0.5}};
+  summary.candidates[1].metrics = {{"residual", 0.9}};
+  summary.goals = {{"time_s", false}, {"residual", false}};
+  summary.front = {1, 0};
+  summary.best = 0;
+  ProgressState s;
+  fill_from_summary(s, summary);
+  EXPECT_EQ(s.front, 2u);
+  EXPECT_EQ(s.front_verified, 1u);
+  EXPECT_EQ(s.pick, "time_s 2, residual 0.5");
+}
+
 }  // namespace
 }  // namespace flotilla::scheduler
