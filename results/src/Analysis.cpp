@@ -1,5 +1,6 @@
 // Analysis.cpp — candidate status and campaign summary from recorded trials (pure functions).
 #include "flotilla/results/Analysis.h"
+#include "flotilla/results/Columns.h"
 #include "flotilla/results/Pareto.h"
 
 #include <algorithm>
@@ -114,8 +115,19 @@ std::string_view to_string(CandidateStatus status) {
     case CandidateStatus::verified: return "verified";
     case CandidateStatus::rolled_back: return "rolled_back";
     case CandidateStatus::build_failed: return "build_failed";
+    case CandidateStatus::screened: return "screened";
   }
   return "unknown";
+}
+
+bool below_full_fidelity(const CandidateRecord& candidate, const CampaignInfo& campaign) {
+  if (campaign.fidelity.empty()) return false;
+  const auto eq = campaign.fidelity.find('=');
+  const std::string_view name = std::string_view(campaign.fidelity).substr(0, eq);
+  const std::string_view full = std::string_view(campaign.fidelity).substr(eq + 1);
+  for (const auto& [key, value] : split_config(candidate.config))
+    if (key == name) return value != full;
+  return false;
 }
 
 stats::ConfirmSettings confirm_settings(const CampaignInfo& campaign) {
@@ -134,6 +146,10 @@ CandidateSummary summarize_candidate(const CandidateRecord& candidate, const std
     return s;
   }
   summarize_explore(s, latest(trials, TrialKind::explore), campaign.repeats, campaign.confirm_confidence);
+  if (s.status == CandidateStatus::explored && below_full_fidelity(candidate, campaign)) {
+    s.status = CandidateStatus::screened;
+    return s;
+  }
   if (campaign.confirm_max_pairs > 0) summarize_confirmation(s, trials, confirm_settings(campaign));
   if (s.status != CandidateStatus::explored || shards == 0) return s;
   const int required = shards + (campaign.test_gate.empty() ? 0 : 1);
@@ -169,7 +185,9 @@ std::vector<std::size_t> CampaignSummary::ranking() const {
   const bool maximize = campaign.direction != "minimize";
   std::vector<std::size_t> order;
   for (std::size_t i = 0; i < candidates.size(); ++i)
-    if (candidates[i].objective && candidates[i].status != CandidateStatus::rolled_back) order.push_back(i);
+    if (candidates[i].objective && candidates[i].status != CandidateStatus::rolled_back &&
+        candidates[i].status != CandidateStatus::screened)
+      order.push_back(i);
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     return better(*candidates[a].objective, *candidates[b].objective, maximize);
   });

@@ -131,6 +131,7 @@ void write_header(hid_t file, const CampaignInfo& info) {
   h5::write_attribute(id, "confirm_confidence", info.confirm_confidence);
   h5::write_attribute(id, "confirm_min_effect", info.confirm_min_effect);
   h5::write_attribute(id, "confirm_max_pairs", info.confirm_max_pairs);
+  if (!info.fidelity.empty()) h5::write_attribute(id, "fidelity", info.fidelity);
   if (!info.objectives.empty()) {
     h5::write_attribute(id, "objectives", info.objectives);
     h5::write_attribute(id, "pick", info.pick);
@@ -160,6 +161,12 @@ CampaignInfo read_campaign(hid_t file, int schema) {
     info.confirm_confidence = h5::read_double_attribute(id, "confirm_confidence");
     info.confirm_min_effect = h5::read_double_attribute(id, "confirm_min_effect");
     info.confirm_max_pairs = static_cast<std::int32_t>(h5::read_int_attribute(id, "confirm_max_pairs"));
+  }
+  if (h5::has_attribute(id, "fidelity")) {
+    info.fidelity = h5::read_string_attribute(id, "fidelity");
+    const auto eq = info.fidelity.find('=');
+    if (eq == 0 || eq == std::string::npos || eq + 1 == info.fidelity.size())
+      throw h5::Error("/campaign attribute 'fidelity': '" + info.fidelity + "' is not PARAMETER=FULL_VALUE");
   }
   // Several objectives: checked here, so a summary of a damaged or foreign file names the
   // attribute instead of failing later on a goal it cannot read.

@@ -188,12 +188,18 @@ std::string summary_text(const CampaignSummary& s, std::size_t top_k) {
                        info.seed, info.flotilla_version, info.host);
   }
   out += provenance_line(s.provenance);
-  out += fmt::format("progress   {} candidates: {} verified, {} rolled back, {} explored, {} failed, {} pending · "
+  const auto screened = s.count(CandidateStatus::screened);
+  out += fmt::format("progress   {} candidates: {} verified, {} rolled back, {} explored, {}{} failed, {} pending · "
                      "{} trials, {} failed\n",
                      s.candidates.size(), s.count(CandidateStatus::verified), s.count(CandidateStatus::rolled_back),
                      s.count(CandidateStatus::explored),
+                     screened > 0 ? fmt::format("{} screened below full fidelity, ", screened) : std::string(),
                      s.count(CandidateStatus::explore_failed) + s.count(CandidateStatus::build_failed),
                      s.count(CandidateStatus::pending), s.trials, s.failed_trials);
+  if (!info.fidelity.empty())
+    out += fmt::format("fidelity   {}: candidates at another value are screened (ranked among their own fidelity, "
+                       "never verified or the winner)\n",
+                       info.fidelity);
   if (s.baseline) {
     const auto& b = s.candidates[*s.baseline];
     out += fmt::format("baseline   {} {} {} ({})   {}\n", info.objective, objective_text(b), interval_text(b),
@@ -253,6 +259,7 @@ std::string summary_json(const CampaignSummary& s, std::size_t top_k) {
                    {"seed", info.seed},       {"repeats", info.repeats},     {"shards", info.shards}, {"test_gate", info.test_gate},
                    {"host", info.host},       {"flotilla_version", info.flotilla_version}, {"created", info.created},
                    {"schema", info.schema},
+                   {"fidelity", info.fidelity.empty() ? nlohmann::json(nullptr) : nlohmann::json(info.fidelity)},
                    {"confirmation", {{"enabled", info.confirm_max_pairs > 0}, {"confidence", info.confirm_confidence},
                                      {"min_effect", info.confirm_min_effect}, {"max_pairs", info.confirm_max_pairs}}}};
   j["progress"] = {{"candidates", s.candidates.size()},
@@ -261,6 +268,7 @@ std::string summary_json(const CampaignSummary& s, std::size_t top_k) {
                    {"explored", s.count(CandidateStatus::explored)},
                    {"explore_failed", s.count(CandidateStatus::explore_failed)},
                    {"build_failed", s.count(CandidateStatus::build_failed)},
+                   {"screened", s.count(CandidateStatus::screened)},
                    {"pending", s.count(CandidateStatus::pending)},
                    {"trials", s.trials},
                    {"failed_trials", s.failed_trials},

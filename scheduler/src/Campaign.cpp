@@ -86,8 +86,24 @@ class CampaignRunner {
         {.name = s.backend, .slots = s.slots, .pin = s.pin, .ranks = s.ranks, .path_prepend = o.path_prepend,
          .campaign_tag = campaign_tag(s),
          .slurm = std::move(slurm), .notice = notice});
-    search::StrategyOptions options{.name = s.strategy, .seed = s.seed, .maximize = s.maximize};
+    search::StrategyOptions options{.name = s.strategy, .seed = s.seed, .maximize = s.maximize, .fidelity = s.fidelity};
     for (const auto& goal : s.objectives) options.maximize_objectives.push_back(goal.maximize);
+    if (!s.warm_start.empty()) {
+      const auto file = s.warm_start.string();
+      results::CampaignSummary other;
+      try {
+        other = results::summarize(results::Store::open_read(s.warm_start));
+      } catch (const results::StoreError& e) {
+        throw ConfigError(fmt::format("[search] warm_start: {}", e.what()));
+      }
+      auto warm = warm_start_from(other, s, file);
+      m_warm_note = fmt::format("warm start: {} outcomes of {} given to the strategy as advice ({} failed{})",
+                                warm.observations.size(), file, warm.failed,
+                                warm.off_space > 0 ? fmt::format("; {} not configurations of this space, e.g. {}",
+                                                                 warm.off_space, warm.first_off_space)
+                                                   : std::string());
+      options.warm_start = std::move(warm.observations);
+    }
     m_strategy = search::make_strategy(options, s.space);
   }
 
@@ -206,7 +222,9 @@ class CampaignRunner {
                                  .confirm_min_effect = m_s.confirm_min_effect,
                                  .confirm_max_pairs = m_s.confirm ? m_s.confirm_max_pairs : 0,
                                  .objectives = results::objectives_text(m_s.objectives),
-                                 .pick = m_s.objectives.empty() ? std::string() : m_s.pick.text()};
+                                 .pick = m_s.objectives.empty() ? std::string() : m_s.pick.text(),
+                                 .fidelity = m_s.fidelity.empty() ? std::string()
+                                                                  : m_s.fidelity + "=" + m_s.fidelity_full()};
       m_store.emplace(results::Store::create(m_s.results, info));
       m_store->add_event({now_seconds(), "campaign_started", fmt::format("pid {}", getpid())});
       // Reports and discoveries left by an earlier campaign of the same name belong to another
@@ -215,6 +233,10 @@ class CampaignRunner {
         m_err << fmt::format("{}: left by an earlier campaign with no results file: removed\n", m_s.tests_dir.string());
         std::filesystem::remove_all(m_s.tests_dir);
       }
+    }
+    if (!m_warm_note.empty()) {
+      m_store->add_event({now_seconds(), "warm_start", m_warm_note});
+      m_err << m_warm_note << "\n";
     }
     // What this run's results rest on besides the settings (Provenance.h): once per run, so a
     // campaign resumed on another commit or compiler says so in its summary.
@@ -285,12 +307,26 @@ class CampaignRunner {
       if (m_s.stop_on_baseline_failure)
         if (auto failure = baseline_failure(summary))
           return fmt::format("stopped: {}; intent.on_baseline_failure = continue searches anyway", *failure);
-      if (auto reason = stop_reason(m_s, explored_count(), best)) return *reason;
-      auto want = std::min(m_s.batch, m_s.budget - explored_count());
-      auto configs = m_strategy->ask(want);
-      if (configs.empty())
-        return fmt::format("search space exhausted after {} candidates (budget {})", explored_count(), m_s.budget);
-      add_candidates(round, configs, std::string(m_strategy->name()));
+      auto reason = stop_reason(m_s, explored_count(), best);
+      std::vector<search::Configuration> configs;
+      if (!reason) {
+        configs = m_strategy->ask(std::min(m_s.batch, m_s.budget - explored_count()));
+        if (configs.empty())
+          reason = fmt::format("search space exhausted after {} candidates (budget {})", explored_count(), m_s.budget);
+      }
+      // A campaign never ends on a pick measured below full fidelity (a target is reached only
+      // at full fidelity, so it needs none).
+      if (reason && !(m_s.target && reason->starts_with("target"))) {
+        if (auto twin = full_fidelity_twin(summary)) {
+          m_progress.note(fmt::format("measuring the best screened candidate at full fidelity: {}",
+                                      m_s.space.to_text(*twin)));
+          m_strategy->reserve(*twin);  // the strategy did not propose it, and must not propose it again
+          add_candidates(round, {*twin}, "fidelity");
+          reason.reset();
+        }
+      }
+      if (reason) return *reason;
+      if (!configs.empty()) add_candidates(round, configs, std::string(m_strategy->name()));
       ids = round_ids(round);
     }
     run_builds(round, ids);
@@ -352,6 +388,32 @@ class CampaignRunner {
     record_decisions(ids);  // a decision a killed run recorded no event for
     confirm_round(round);
     return {};
+  }
+
+  // search.fidelity: the configuration, at full fidelity, of the best candidate screened at the
+  // highest fidelity below full, when no candidate has that configuration yet (so a campaign
+  // adds it once, at its end).
+  std::optional<search::Configuration> full_fidelity_twin(const results::CampaignSummary& summary) const {
+    if (m_s.fidelity.empty()) return std::nullopt;
+    const auto& params = m_s.space.parameters();
+    const auto d = static_cast<std::size_t>(
+        std::find_if(params.begin(), params.end(), [&](const auto& p) { return p.name == m_s.fidelity; }) -
+        params.begin());
+    const double full = params[d].grid_value(params[d].grid_size() - 1);
+    const results::CandidateSummary* best = nullptr;
+    for (const auto& c : summary.candidates) {
+      if (c.status != results::CandidateStatus::screened || !c.objective) continue;
+      const double level = m_configs[static_cast<std::size_t>(c.record.id)][d];
+      const double best_level = best ? m_configs[static_cast<std::size_t>(best->record.id)][d] : -INFINITY;
+      if (!best || level > best_level || (level == best_level && results::better(*c.objective, *best->objective, m_s.maximize)))
+        best = &c;
+    }
+    if (!best) return std::nullopt;
+    auto twin = m_configs[static_cast<std::size_t>(best->record.id)];
+    twin[d] = full;
+    if (!m_s.space.feasible(twin) || std::find(m_configs.begin(), m_configs.end(), twin) != m_configs.end())
+      return std::nullopt;
+    return twin;
   }
 
   // Several objectives (docs/objectives.md): every member of the Pareto front of the explored
@@ -895,6 +957,7 @@ class CampaignRunner {
   Progress m_progress;
   std::unique_ptr<jobs::Backend> m_backend;
   std::unique_ptr<search::Strategy> m_strategy;
+  std::string m_warm_note;  // what search.warm_start gave the strategy, said once per run
   std::optional<results::Store> m_store;
   std::vector<results::CandidateRecord> m_candidates;
   std::vector<search::Configuration> m_configs;

@@ -127,7 +127,16 @@ const std::vector<OptionDecl>& option_table() {
        "candidates confirmed per round at most, best first, until one is confirmed faster"},
       {"search.strategy", "bayes", false, false,
        "search strategy: bayes, random, grid, sobol, genetic, annealing, local, hyperband, bandit, nsga2, bayes-escape "
-       "(docs/search.md); with several objectives the default is nsga2"},
+       "(docs/search.md); with several objectives the default is nsga2, with search.fidelity hyperband"},
+      {"search.fidelity", "", false, false,
+       "a [space] parameter (e.g. a problem size) whose values, in the order declared, are ever more faithful and "
+       "costly evaluations: hyperband explores new candidates at the first value and promotes the best third to "
+       "the next; only the last value is verified or wins, and the best candidate of the highest lower value is "
+       "measured at the last before the campaign ends (docs/search.md#fidelity)"},
+      {"search.warm_start", "", false, false,
+       "a finished campaign's results file (OTHER.h5) over the same parameters and objective, e.g. on another GPU or "
+       "compiler: its outcomes are given to the strategy as advice, never as results of this campaign "
+       "(docs/search.md#warm-start)"},
       {"search.budget", "32", false, false, "candidates to explore, the baseline not counted (0: verify the baseline alone)"},
       {"search.batch", "8", false, false, "candidates per round"},
       {"resources.backend", "local", false, false, "where tasks run: local, mpi or slurm"},

@@ -128,6 +128,48 @@ std::optional<std::string> baseline_failure(const results::CampaignSummary& summ
   }
 }
 
+WarmStart warm_start_from(const results::CampaignSummary& other, const Settings& settings, const std::string& file) {
+  using results::CandidateStatus;
+  const bool maximize = other.campaign.direction != "minimize";
+  if (other.campaign.objective != settings.objective || maximize != settings.maximize)
+    throw ConfigError(fmt::format("{}: [search] warm_start: it optimises {} ({}), this campaign {} ({}): a warm start "
+                                  "needs the same objective",
+                                  file, other.campaign.objective, other.campaign.direction, settings.objective,
+                                  settings.maximize ? "maximize" : "minimize"));
+  WarmStart warm;
+  for (const auto& c : other.candidates) {
+    std::optional<search::Failure> failure;
+    switch (c.status) {
+      case CandidateStatus::explored:
+      case CandidateStatus::verified: break;
+      case CandidateStatus::build_failed: failure = search::Failure::build; break;
+      case CandidateStatus::explore_failed: failure = search::Failure::crash; break;
+      case CandidateStatus::rolled_back: failure = search::Failure::verification; break;
+      default: continue;  // pending or screened: no outcome at this fidelity
+    }
+    search::Observation o;
+    try {
+      o.config = settings.space.parse_configuration(c.record.config);
+      if (!settings.space.feasible(o.config)) throw search::SpaceError("it breaks a [space] constraint");
+    } catch (const search::SpaceError& e) {
+      if (warm.off_space++ == 0) warm.first_off_space = fmt::format("'{}': {}", c.record.config, e.what());
+      continue;
+    }
+    if (failure) {
+      o.failure = *failure;
+      ++warm.failed;
+    } else {
+      o.loss = {maximize ? -*c.objective : *c.objective};
+    }
+    warm.observations.push_back(std::move(o));
+  }
+  if (warm.observations.empty() && warm.off_space > 0)
+    throw ConfigError(fmt::format("{}: [search] warm_start: none of its {} candidates with an outcome is a "
+                                  "configuration of this campaign's space (the first, {})",
+                                  file, warm.off_space, warm.first_off_space));
+  return warm;
+}
+
 std::optional<std::string> stop_reason(const Settings& settings, std::size_t explored,
                                        std::optional<double> best_verified) {
   if (settings.target && best_verified &&

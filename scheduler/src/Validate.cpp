@@ -500,6 +500,36 @@ void check_several_objectives(Reader& r, Settings& s) {
   if (auto* strategy = r.one("search.strategy"); strategy->where == "default") s.strategy = "nsga2";
 }
 
+// search.fidelity: a discrete parameter of at most hyperband's rungs, searched by hyperband, the
+// baseline at its full value.
+void read_fidelity(Reader& r, Settings& s) {
+  const auto* raw = r.one("search.fidelity");
+  if (!raw) return;
+  const auto& params = s.space.parameters();
+  const auto it = std::find_if(params.begin(), params.end(), [&](const auto& p) { return p.name == raw->value; });
+  if (it == params.end()) bad(*raw, "search.fidelity", "is not a [space] parameter");
+  if (it->continuous() || it->grid_size() < 2 || it->grid_size() > 5)
+    bad(*raw, "search.fidelity",
+        fmt::format("needs a parameter of 2 to 5 values (hyperband's rungs); '{}' has {}", it->name,
+                    it->continuous() ? std::string("a real range") : std::to_string(it->grid_size())));
+  s.fidelity = raw->value;
+  if (auto* strategy = r.one("search.strategy"); strategy->where == "default") s.strategy = "hyperband";
+  else if (s.strategy != "hyperband")
+    bad(*strategy, "search.strategy",
+        "cannot search over search.fidelity: hyperband is the strategy that spends evaluations over a fidelity");
+  if (!s.objectives.empty())
+    bad(*raw, "search.fidelity", "needs one objective: a front of screened candidates would mix fidelities");
+  if (s.staged) bad(*raw, "search.fidelity", "cannot be used with intent.stages = bottleneck");
+  if (s.baseline && !s.baseline->empty()) {
+    const auto baseline = s.space.parse_configuration(*s.baseline);
+    const auto d = static_cast<std::size_t>(it - params.begin());
+    if (it->format(baseline[d]) != s.fidelity_full())
+      bad(*r.one("intent.baseline"), "intent.baseline",
+          fmt::format("has {}={}: the baseline is the reference at full fidelity ({}={})", it->name,
+                      it->format(baseline[d]), it->name, s.fidelity_full()));
+  }
+}
+
 Settings validate(RawValues raw, const std::string& display) {
   // Names and commands end up in the results file, reports and JSON: all text is UTF-8 (the
   // file's lines are checked as they are read; these are the command line's).
@@ -590,6 +620,13 @@ Settings validate(RawValues raw, const std::string& display) {
   read_stages(r, s);
   s.strategy = registered(r, "search.strategy", search::strategy_names());
   check_several_objectives(r, s);
+  read_fidelity(r, s);
+  if (const auto* warm = r.one("search.warm_start")) {
+    s.warm_start = warm->value;
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(s.warm_start, ec))
+      bad(*warm, "search.warm_start", "is not a file (a finished campaign's results, OTHER.h5)");
+  }
   s.budget = static_cast<std::size_t>(r.integer("search.budget", 0, 100'000'000));  // 0: the baseline alone
   if (s.budget == 0 && !s.baseline)
     bad(*r.one("search.budget"), "search.budget",
@@ -660,6 +697,12 @@ Settings validate(RawValues raw, const std::string& display) {
   return s;
 }
 
+std::string Settings::fidelity_full() const {
+  for (const auto& p : space.parameters())
+    if (p.name == fidelity) return p.format(p.grid_value(p.grid_size() - 1));
+  return {};
+}
+
 std::string Settings::build_template() const {
   std::string text = build_command;
   for (const auto& [name, value] : build_env) text += fmt::format("\nenv {}={}", name, value);
@@ -674,6 +717,7 @@ std::string Settings::fingerprint() const {
       "explore.repeats = {}\nevaluate.command = {}\nevaluate.shards = {}\nevaluate.gate = {}\n",
       objective, maximize ? "maximize" : "minimize", baseline.value_or(""), space.fingerprint(), explore_command,
       repeats, evaluate_command, shards, gate.text()) +
+         (fidelity.empty() ? std::string() : fmt::format("search.fidelity = {}\n", fidelity)) +
          // Only campaigns of several objectives name them, so other campaigns' files still resume.
          (objectives.empty() ? std::string()
                              : fmt::format("intent.objectives = {}\nintent.pick = {}\n",

@@ -261,3 +261,46 @@ TEST(ConfirmationCandidates, UndecidedAfterAllRepeatsComeAfterTheBeatingOnes) {
   EXPECT_EQ(confirmation_candidates(s, 1.0, 5, 6), (std::vector<std::int64_t>{3, 1}));
   EXPECT_EQ(confirmation_candidates(s, 1.0, 1, 6), (std::vector<std::int64_t>{3}));
 }
+
+// search.warm_start: another campaign's candidates as advice, in this campaign's loss convention.
+TEST(WarmStart, OutcomesFailuresAndCandidatesOffTheSpace) {
+  Settings s;
+  s.objective = "gflops";
+  s.maximize = true;
+  s.space.add_parameter(search::parse_parameter("x: int: 1,2,3,4"));
+  results::CampaignSummary other{.campaign = {.objective = "gflops", .direction = "maximize"}};
+  auto with = [](results::CandidateSummary c, CandidateStatus status) {
+    c.status = status;
+    return c;
+  };
+  other.candidates = {explored(1, 2.5), with(explored(2, 3.0), CandidateStatus::verified),
+                      with(explored(3, 9.0), CandidateStatus::rolled_back), with(explored(4, 1.0), CandidateStatus::pending),
+                      explored(7, 8.0)};  // x=7 is not a value of this space's x
+  const auto warm = warm_start_from(other, s, "other.h5");
+  ASSERT_EQ(warm.observations.size(), 3u);
+  EXPECT_EQ(warm.observations[0].loss, std::vector<double>{-2.5});  // maximised: negated
+  EXPECT_EQ(warm.observations[1].loss, std::vector<double>{-3.0});
+  EXPECT_TRUE(warm.observations[2].failed());
+  EXPECT_EQ(warm.observations[2].failure, search::Failure::verification);
+  EXPECT_EQ(warm.failed, 1u);
+  EXPECT_EQ(warm.off_space, 1u);
+  EXPECT_EQ(warm.first_off_space, "'x=7': '7' is not a value of parameter 'x'");
+
+  other.campaign.direction = "minimize";
+  try {
+    warm_start_from(other, s, "other.h5");
+    ADD_FAILURE() << "another direction was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_STREQ(e.what(), "other.h5: [search] warm_start: it optimises gflops (minimize), this campaign gflops "
+                           "(maximize): a warm start needs the same objective");
+  }
+  other.campaign.direction = "maximize";
+  other.candidates = {explored(7, 8.0)};
+  try {
+    warm_start_from(other, s, "other.h5");
+    ADD_FAILURE() << "a campaign of another space was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_STREQ(e.what(), "other.h5: [search] warm_start: none of its 1 candidates with an outcome is a configuration "
+                           "of this campaign's space (the first, 'x=7': '7' is not a value of parameter 'x')");
+  }
+}

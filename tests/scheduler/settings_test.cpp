@@ -110,7 +110,7 @@ TEST_F(SettingsTest, ErrorsNameFileLineSectionAndKey) {
   EXPECT_EQ(error_of(replace(kValid, "budget = 12", "budget = abc")),
             std::string(f) + ":21: [search] budget: 'abc' is not a non-negative integer");
   EXPECT_EQ(error_of(replace(kValid, "budget = 12", "budgett = 12")),
-            std::string(f) + ":21: [search] unknown key 'budgett' (known: strategy, budget, batch)");
+            std::string(f) + ":21: [search] unknown key 'budgett' (known: strategy, fidelity, warm_start, budget, batch)");
   EXPECT_EQ(error_of(replace(kValid, "[search]", "[serch]")), std::string(f) + ":21: unknown section [serch]");
   EXPECT_EQ(error_of(replace(kValid, "timeout = 20s", "timeout = 20 seconds")),
             std::string(f) + ":15: [explore] timeout: '20 seconds' is not a duration (e.g. 500ms, 20s, 2m, 1h; 0 = none)");
@@ -583,4 +583,27 @@ TEST_F(SettingsTest, SeveralObjectives) {
             std::string::npos);
   EXPECT_NE(error_of(several, {"--explore.max_repeats=9"}).find("[explore] max_repeats: '9' needs one objective"),
             std::string::npos);
+}
+
+TEST_F(SettingsTest, Fidelity) {
+  const auto f = std::string("flotilla_settings_test.ini");
+  const auto with = replace(replace(kValid, "budget = 12", "fidelity = tile_x\nbudget = 12"), "tile_x=32 tile_y=8",
+                            "tile_x=64 tile_y=4");
+  auto s = load_settings(write(with), {});
+  EXPECT_EQ(s.fidelity, "tile_x");
+  EXPECT_EQ(s.fidelity_full(), "64");
+  EXPECT_EQ(s.strategy, "hyperband");  // the default with a fidelity
+  EXPECT_NE(s.fingerprint().find("search.fidelity = tile_x\n"), std::string::npos);
+  EXPECT_EQ(load_settings(write(kValid), {}).fingerprint().find("search.fidelity"), std::string::npos);
+  EXPECT_EQ(error_of(with, {"--search.fidelity=size"}),
+            "command line: [search] fidelity: 'size' is not a [space] parameter");
+  EXPECT_EQ(error_of(replace(with, "1..16 pow2", "1..32 pow2"), {"--search.fidelity=tile_y"}),
+            "command line: [search] fidelity: 'tile_y' needs a parameter of 2 to 5 values (hyperband's rungs); "
+            "'tile_y' has 6");
+  EXPECT_EQ(error_of(with, {"--search.strategy=bayes"}),
+            "command line: [search] strategy: 'bayes' cannot search over search.fidelity: hyperband is the strategy "
+            "that spends evaluations over a fidelity");
+  EXPECT_EQ(error_of(replace(with, "tile_x=64 tile_y=4", "tile_x=32 tile_y=8")),
+            f + ":7: [intent] baseline: 'tile_x=32 tile_y=8' has tile_x=32: the baseline is the reference at full "
+                "fidelity (tile_x=64)");
 }

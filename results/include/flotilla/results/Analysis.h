@@ -18,6 +18,8 @@
 //    candidate never beats the baseline on a median alone. With confirmation off, or without a
 //    baseline, the eligible candidate with the best objective.
 //  - A candidate whose latest build trial is not ok is build_failed, whatever else is recorded.
+//  - With a fidelity parameter (CampaignInfo::fidelity), an explored candidate at a value other
+//    than the full one is screened: it ranks, is verified and wins nowhere.
 //  - verified: every evaluate shard recorded and ok. rolled_back: some shard recorded and not ok.
 //  - With a test gate (CampaignInfo::test_gate), the gate's verdict is one more required evaluate
 //    trial, at index `shards`, so a candidate is not verified between its last shard and its
@@ -45,7 +47,9 @@
 namespace flotilla::results {
 
 // build_failed: its build (a build trial) did not succeed, so it was never explored.
-enum class CandidateStatus { pending, explore_failed, explored, verified, rolled_back, build_failed };
+// screened: explored below full fidelity (CampaignInfo::fidelity); never verified, confirmed or
+// the winner, because its objective is of a smaller (cheaper) evaluation.
+enum class CandidateStatus { pending, explore_failed, explored, verified, rolled_back, build_failed, screened };
 std::string_view to_string(CandidateStatus status);
 
 // A candidate's confirmation against its reference, as its pairs say.
@@ -75,6 +79,9 @@ struct CandidateSummary {
 
 CandidateSummary summarize_candidate(const CandidateRecord& candidate, const std::vector<const TrialRecord*>& trials,
                                      const CampaignInfo& campaign);
+// Whether the candidate's configuration has the campaign's fidelity parameter at a value other
+// than its full one (CampaignInfo::fidelity).
+bool below_full_fidelity(const CandidateRecord& candidate, const CampaignInfo& campaign);
 // The confirmation settings a campaign file records.
 stats::ConfirmSettings confirm_settings(const CampaignInfo& campaign);
 

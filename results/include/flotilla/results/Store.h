@@ -67,6 +67,10 @@ struct CampaignInfo {
   // the verified Pareto front: "knee", "weighted W1,W2,..." or "lexicographic".
   std::string objectives;
   std::string pick;
+  // search.fidelity (docs/search.md#fidelity): "PARAM=VALUE", the parameter whose declared values
+  // are ever more faithful evaluations and its last, full value; empty: none. A candidate at any
+  // other value is screened: its objective ranks it among its own fidelity only.
+  std::string fidelity;
 };
 
 struct CandidateRecord {

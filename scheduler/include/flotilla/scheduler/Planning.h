@@ -82,4 +82,20 @@ std::optional<std::string> baseline_failure(const results::CampaignSummary& summ
 std::optional<std::string> stop_reason(const Settings& settings, std::size_t explored,
                                        std::optional<double> best_verified);
 
+// search.warm_start: a finished campaign's candidates as advice for this campaign's strategy
+// (search::StrategyOptions::warm_start). A candidate with an objective (explored or verified)
+// is an outcome in this campaign's loss convention; a failed one (build, exploration,
+// verification) a failure of that kind; pending and screened ones say nothing. Candidates that
+// are not configurations of this space (another parameter, a value off its grid, a constraint
+// they break) are counted in `off_space` and left out.
+struct WarmStart {
+  std::vector<search::Observation> observations;
+  std::size_t failed = 0;     // of the observations
+  std::size_t off_space = 0;
+  std::string first_off_space;  // why the first of them was left out
+};
+// Throws ConfigError naming `file` when the other campaign optimises another objective or
+// direction, or when none of its candidates is a configuration of this space.
+WarmStart warm_start_from(const results::CampaignSummary& other, const Settings& settings, const std::string& file);
+
 }  // namespace flotilla::scheduler

@@ -121,6 +121,14 @@ struct Settings {
   std::filesystem::path tests_dir;       // reports and lists: RESULTS.tests
 
   std::string strategy = "bayes";  // the default of search.strategy (Options.cpp)
+  // search.fidelity (docs/search.md#fidelity): a [space] parameter whose declared values are ever
+  // more faithful evaluations (hyperband's rungs); its last value is full fidelity, the only one
+  // verified, confirmed or the winner. Empty: none.
+  std::string fidelity;
+  std::string fidelity_full() const;  // the parameter's last value, as configurations write it
+  // search.warm_start (docs/search.md#warm-start): a finished campaign's results file over the
+  // same parameters, whose outcomes the strategy is given as advice. Empty: none.
+  std::filesystem::path warm_start;
   std::size_t budget = 32;
   std::size_t batch = 8;
 
