@@ -485,6 +485,9 @@ void read_objectives(Reader& r, Settings& s) {
 // otherwise; adaptive repeats race one objective against the incumbent's, so they are off.
 void check_several_objectives(Reader& r, Settings& s) {
   if (s.objectives.empty()) return;
+  if (s.staged)
+    bad(*r.one("intent.stages"), "intent.stages",
+        "needs one objective: each stage keeps the incumbent that one objective says is best");
   if (auto* target = r.one("intent.target"))
     bad(*target, "intent.target", "needs one objective: with several, no single value says the campaign is done");
   if (auto* confirm = r.one("confirm.enabled"); confirm->where != "default" && s.confirm)
