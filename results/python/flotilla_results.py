@@ -31,7 +31,12 @@ reader and `flotilla results summary` reach the same conclusions:
     ordinal -> an ordered pandas Categorical in the declared order (a groupby lists 16 before 128);
   - the winner: with confirmation on and a baseline, the eligible candidate (verified, or
     explored without an evaluate stage) confirmed faster with the highest ratio, else the
-    baseline when it is eligible; otherwise the best eligible one (the lowest id wins a tie).
+    baseline when it is eligible; otherwise the best eligible one (the lowest id wins a tie);
+  - with a fidelity parameter (/campaign attribute `fidelity`, "n=1024"), an explored candidate
+    at another value is "screened": never verified or the winner (docs/search.md#fidelity);
+  - with several objectives (attributes `objectives`, `pick`), the winner is the pick rule's
+    member of the front of the eligible candidates; `front` lists the front of every candidate
+    not rolled back (docs/objectives.md).
 Files are opened in SWMR mode, so a campaign that is running, or whose writer was killed, reads
 like any other; `complete`, `state` and `note` say how far it got. Needs h5py, numpy, pandas
 (Debian: python3-h5py, python3-pandas).
@@ -305,13 +310,22 @@ def _first_error_line(trial):
     return trial["reason"]
 
 
-def _summarize(candidates, trials, metrics, repeats, shards, confidence):
+def _below_full_fidelity(config, fidelity):
+    """Whether a configuration has the fidelity parameter ("n=1024") at another value (Analysis.h)."""
+    if not fidelity:
+        return False
+    name, _, full = fidelity.partition("=")
+    values = dict(w.split("=", 1) for w in config.split() if "=" in w)
+    return name in values and values[name] != full
+
+
+def _summarize(candidates, trials, metrics, repeats, shards, confidence, fidelity=""):
     explore = _latest(trials, "explore")
     builds = _latest(trials, "build")
     evaluate = _latest(trials, "evaluate", shards) if shards > 0 else explore.iloc[0:0]
     metric_values = metrics.pivot_table(index="trial", columns="name", values="value", aggfunc="last")
     rows = []
-    for cid in candidates["id"]:
+    for cid, config in zip(candidates["id"], candidates["config"]):
         mine = explore[explore["candidate"] == cid]
         row = {"status": "pending", "objective": np.nan, "interval_low": np.nan, "interval_high": np.nan,
                "interval_coverage": np.nan, "spread": 0.0, "repeats_done": len(mine),
@@ -335,6 +349,8 @@ def _summarize(candidates, trials, metrics, repeats, shards, confidence):
                 column = present[name].dropna()
                 if len(column):
                     row[f"metric.{name}"] = float(np.median(column))
+        if row["status"] == "explored" and _below_full_fidelity(config, fidelity):
+            row["status"] = "screened"
         if row["status"] == "explored" and shards > 0:
             judged = evaluate[evaluate["candidate"] == cid]
             row["shards_done"] = len(judged)
@@ -405,7 +421,7 @@ class Campaign:
         self.estimates = _estimates_frame(estimate_rows)
         summary = _summarize(self.candidates, self.trials, self.metrics,
                              int(self.info.get("repeats", 1)), required,
-                             float(self.info.get("confirm_confidence", 0.95)))
+                             float(self.info.get("confirm_confidence", 0.95)), self.info.get("fidelity", ""))
         summary = summary.join(self._verdicts(), how="left")
         self.space = _recorded_space(self.info.get("fingerprint", ""))
         params = _parameter_columns(self.candidates["config"], self.space)
@@ -440,12 +456,67 @@ class Campaign:
         return int(self.info.get("confirm_max_pairs", 0)) > 0 and (self.candidates["origin"] == "baseline").any()
 
     @property
+    def goals(self):
+        """Several objectives: [(metric, maximize), ...] from the `objectives` attribute; [] with one."""
+        text = self.info.get("objectives", "")
+        return [(g.rsplit(":", 1)[0], g.rsplit(":", 1)[1] == "max") for g in text.split(",")] if text else []
+
+    def _goal_values(self, frame):
+        columns = ["objective" if m == self.info["objective"] else f"metric.{m}" for m, _ in self.goals]
+        present = [c if c in frame.columns else None for c in columns]
+        if None in present:
+            return None
+        return frame[columns].rename(columns=dict(zip(columns, [m for m, _ in self.goals]))).dropna()
+
+    def _front_of(self, frame):
+        """The non-dominated rows of `frame` over the goals, best first by the first goal."""
+        values = self._goal_values(frame)
+        if values is None or values.empty:
+            return values.iloc[0:0] if values is not None else frame.iloc[0:0]
+        signs = np.array([1.0 if maximize else -1.0 for _, maximize in self.goals])
+        v = values.to_numpy() * signs  # higher is better on every column
+        keep = [not any((v[j] >= v[i]).all() and (v[j] > v[i]).any() for j in range(len(v)) if j != i)
+                for i in range(len(v))]
+        front = values[keep]
+        first, first_max = self.goals[0][0], self.goals[0][1]
+        return front.sort_values(first, ascending=not first_max, kind="stable")
+
+    @property
+    def front(self):
+        """Several objectives: the candidates no other (not rolled back) beats on every objective."""
+        pool = self.candidates[~self.candidates["status"].isin(("rolled_back", "screened"))]
+        front = self._front_of(pool)
+        return self.candidates.loc[front.index]
+
+    def _pick(self, front):
+        """The member the campaign's pick rule chooses (Objectives.h)."""
+        rule = self.info.get("pick", "knee") or "knee"
+        v = front.to_numpy()
+        if rule == "lexicographic":
+            order = sorted(range(len(v)), key=lambda i: tuple(-v[i][g] if m else v[i][g]
+                                                              for g, (_, m) in enumerate(self.goals)))
+            return front.index[order[0]]
+        low, high = v.min(axis=0), v.max(axis=0)
+        span = np.where(high > low, high - low, 1.0)
+        scaled = np.array([[((high[g] - x[g]) if m else (x[g] - low[g])) / span[g] if high[g] > low[g] else 0.0
+                            for g, (_, m) in enumerate(self.goals)] for x in v])
+        if rule.startswith("weighted"):
+            weights = np.array([float(w) for w in rule[len("weighted"):].split(",")])
+            scores = scaled @ weights
+        else:
+            scores = (scaled ** 2).sum(axis=1)
+        return front.index[int(np.argmin(scores))]  # the first of equal scores, as flotilla
+
+    @property
     def best(self):
         """The winner (see the module docstring), or None."""
         eligible = "verified" if int(self.info.get("shards", 0)) > 0 else "explored"
         pool = self.candidates[self.candidates["status"] == eligible]
         if pool.empty:
             return None
+        if self.goals:
+            front = self._front_of(pool)
+            return None if front.empty else self.candidates.loc[self._pick(front)]
         if self.confirming:
             faster = pool[(pool["verdict"] == "faster") & (pool["origin"] != "baseline")]
             if not faster.empty:
@@ -459,7 +530,7 @@ class Campaign:
         """Candidates per status and trial totals, as `flotilla results summary --json` reports."""
         status = self.candidates["status"].value_counts()
         out = {s: int(status.get(s, 0)) for s in
-               ("verified", "rolled_back", "explored", "explore_failed", "build_failed", "pending")}
+               ("verified", "rolled_back", "explored", "explore_failed", "build_failed", "pending", "screened")}
         counted = self.trials[self.trials["kind"].isin(("explore", "evaluate", "build"))]  # not pairs or warm-ups
         out.update(candidates=len(self.candidates), trials=len(counted),
                    failed_trials=int((counted["status"] != "ok").sum()))

@@ -20,6 +20,9 @@ import sys
 
 import h5py
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "results", "python"))
+import flotilla_results  # noqa: E402  the pandas reader must reach the same verdict
+
 flotilla, config, work, *extra = sys.argv[1:]
 shutil.rmtree(work, ignore_errors=True)
 os.makedirs(work)
@@ -70,6 +73,10 @@ if screened != sum(1 for n in sizes.values() if n != FULL) - sum(
 best = summary["best"]
 if not best or size(best["config"]) != FULL or best["status"] != "verified":
     sys.exit(f"the winner is not a verified full-size candidate: {best}")
+
+reader = flotilla_results.read_campaign(results)
+if reader.counts() != summary["progress"] or reader.best["config"] != best["config"]:
+    sys.exit(f"the pandas reader disagrees: counts {reader.counts()}, best {reader.best['config']}")
 
 # The best (median gflops) candidate explored at 512 has a twin at full size.
 gflops = {}

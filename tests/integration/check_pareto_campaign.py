@@ -22,6 +22,9 @@ import sys
 
 import h5py
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "results", "python"))
+import flotilla_results  # noqa: E402  the pandas reader must reach the same verdict
+
 flotilla, config, work, *extra = sys.argv[1:]
 shutil.rmtree(work, ignore_errors=True)
 os.makedirs(work)
@@ -132,6 +135,10 @@ def check(label):
         for g, (name, _) in enumerate(OBJECTIVES):
             if not math.isclose(m["values"][name], medians[m["id"]][g], rel_tol=1e-12, abs_tol=1e-300):
                 sys.exit(f"{label}: candidate {m['id']} {name} {m['values'][name]} != median {medians[m['id']][g]}")
+    reader = flotilla_results.read_campaign(results)
+    if reader.counts() != s["progress"] or int(reader.best["id"]) != want or set(reader.front["id"]) != got_front:
+        sys.exit(f"{label}: the pandas reader disagrees: counts {reader.counts()}, best {reader.best['id']}, "
+                 f"front {sorted(reader.front['id'])}")
     floats_rolled = [c for c in rolled_back if "precision=float" in configs[c]]
     print(f"ok: {label}: {len(medians)} explored, front {sorted(expected_front)} all verified, "
           f"pick {want} ({configs[want]}), {len(floats_rolled)} float candidates rolled back")
