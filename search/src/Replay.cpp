@@ -139,16 +139,17 @@ std::string warm_start_text(const ReplayResult& cold, const WarmStartReport& war
                                  d.left_out > 0 ? fmt::format(", {} left out by --warm-start-fix", d.left_out) : std::string());
   const auto budget = cold.options.budget;
   auto c = ratio_stats(cold, budget), w = ratio_stats(warm.result, budget);
-  text += fmt::format("             {:>8}  {:>8}   (the same seeds)\n", "cold", "warm");
+  text += fmt::format("{:<22}{:>8}  {:>8}   (the same seeds)\n", "", "cold", "warm");
   for (auto [name, a, b] : {std::tuple{"median", c.median, w.median}, std::tuple{"mean", c.mean, w.mean},
                             std::tuple{"worst decile", c.p90, w.p90}})
-    text += fmt::format("best/opt {:<12}{:>8.4f}  {:>8.4f}\n", name, a, b);
+    text += fmt::format("{:<22}{:>8.4f}  {:>8.4f}\n", fmt::format("best/opt {}", name), a, b);
   for (double tolerance : {0.05, 0.01}) {
     std::size_t reached_cold = 0, reached_warm = 0;
     auto mc = median_evaluations_to(cold, tolerance, &reached_cold), mw = median_evaluations_to(warm.result, tolerance, &reached_warm);
     auto show = [](std::optional<double> m) { return m ? fmt::format("{:g}", *m) : std::string(">budget"); };
-    text += fmt::format("to {}%{}         {:>8}  {:>8}   (median evaluations; {} and {} of {} repeats got there)\n", tolerance * 100,
-                        tolerance < 0.05 ? " " : " ", show(mc), show(mw), reached_cold, reached_warm, cold.runs.size());
+    text += fmt::format("{:<22}{:>8}  {:>8}   ({} and {} of {} repeats got there)\n",
+                        fmt::format("to {}% (median evals)", tolerance * 100), show(mc), show(mw), reached_cold, reached_warm,
+                        cold.runs.size());
   }
   return text;
 }
