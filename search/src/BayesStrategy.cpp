@@ -92,7 +92,8 @@ class BayesStrategy final : public AdaptiveStrategy {
  private:
   std::optional<Configuration> initial() {
     if (!m_warm) m_warm.emplace(space(), options().warm_start, warm_start_picks(m_initial));  // its best few first
-    if (auto warm = m_warm->next([this](const Configuration& c) { return fresh(c); })) return warm;
+    if (auto warm = m_warm->next(history(), history().size() + pending().size(), [this](const Configuration& c) { return fresh(c); }))
+      return warm;
     for (int attempt = 0; attempt < 64; ++attempt) {
       auto config = m_encoding.binned(m_design.next());
       if (fresh(config) && risk_accepted(config)) return config;

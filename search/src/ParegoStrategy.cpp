@@ -3,8 +3,8 @@
 // expected improvement on a Gaussian process of that one value.
 //
 // How it proposes:
-//  1. the picks of a warm start (WarmStart.h), then a scrambled Sobol design, 2 x parameters
-//     configurations in all (6 to 16), and the model waits until two have succeeded;
+//  1. a scrambled Sobol design, 2 x parameters configurations in all (6 to 16), the picks of a
+//     warm start (WarmStart.h) among them, and the model waits until two have succeeded;
 //  2. a weight vector is drawn from the seed, uniformly from the simplex lattice of s divisions
 //     (s = 10 for two objectives: 11 vectors; 4 for three; 3 beyond);
 //  3. each objective's losses over the successes seen are put on a log scale when all share a
@@ -84,7 +84,8 @@ class ParegoStrategy final : public AdaptiveStrategy {
 
  private:
   std::optional<Configuration> initial() {
-    if (auto warm = m_warm.next([this](const Configuration& c) { return fresh(c); })) return warm;
+    if (auto warm = m_warm.next(history(), history().size() + pending().size(), [this](const Configuration& c) { return fresh(c); }))
+      return warm;
     for (int attempt = 0; attempt < 64; ++attempt) {
       auto config = m_encoding.binned(m_design.next());
       if (fresh(config) && risk_accepted(config)) return config;

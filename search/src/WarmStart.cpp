@@ -85,6 +85,21 @@ WarmStart::WarmStart(const Space& space, const std::vector<Observation>& observa
     if (!picked[k]) m_picks.push_back(usable[order[k]]->config);
 }
 
+bool WarmStart::misled(const std::vector<Observation>& history) const {
+  if (m_handed.empty()) return false;
+  auto handed = [&](const Configuration& c) { return std::find(m_handed.begin(), m_handed.end(), c) != m_handed.end(); };
+  std::vector<const Observation*> design;  // this run's other successes
+  for (const auto& o : history)
+    if (!o.failed() && !handed(o.config)) design.push_back(&o);
+  for (const auto& o : history) {
+    if (!handed(o.config)) continue;
+    if (o.failed()) return true;
+    const auto better = std::count_if(design.begin(), design.end(), [&](const Observation* d) { return dominates(d->loss, o.loss); });
+    if (2 * static_cast<std::size_t>(better) > design.size()) return true;
+  }
+  return false;
+}
+
 std::size_t warm_start_picks(std::size_t initial) { return std::clamp<std::size_t>(initial / 3, 2, 4); }
 
 }  // namespace flotilla::search
