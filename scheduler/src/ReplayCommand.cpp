@@ -55,7 +55,8 @@ po::options_description replay_options() {
       "warm-start-map", po::value<std::string>()->default_value(""),
       "PARAM=OTHER,...: this space's PARAM is the warm-start file's OTHER (names equal but for case match by themselves)")(
       "warm-start-fix", po::value<std::string>()->default_value(""),
-      "OTHER=VALUE,...: read only the warm-start file's rows where its parameter OTHER, absent here, has VALUE");
+      "NAME=VALUE,...: a parameter on one side only, pinned: the warm-start file's (only its rows with VALUE are read) or "
+      "this space's (the file's rows are read as having VALUE)");
   return desc;
 }
 

@@ -4,9 +4,10 @@
 // Parameters are matched by name (exactly, else ignoring case, else by the caller's map), values
 // by their text, so an int 8 on one GPU is an int 8 on the other and enum choices match by name
 // whatever their order. Invariants: every parameter of this space is read from exactly one of
-// the other file's; every parameter of the other file is read or pinned; a configuration whose
-// value is not on this space's grid, or that is not a row here, is counted and left out, never
-// guessed; objectives are turned into this replay's loss convention (lower is better).
+// the other file's, or pinned to one value; every parameter of the other file is read or pinned;
+// a configuration whose value is not on this space's grid, or that is not a row here, is counted
+// and left out, never guessed; objectives are turned into this replay's loss convention (lower
+// is better).
 #include <algorithm>
 #include <cctype>
 #include <optional>
@@ -37,8 +38,8 @@ std::optional<std::size_t> index_of(const Space& space, std::string_view name) {
   return std::nullopt;
 }
 
-// The other file's parameter that this space's `name` reads from.
-std::size_t column_for(const RecordedSpace& recorded, const RecordedSpace& other, const std::string& name,
+// The other file's parameter that this space's `name` reads from; nullopt when none matches.
+std::optional<std::size_t> column_for(const RecordedSpace& recorded, const RecordedSpace& other, const std::string& name,
                        const WarmStartMatch& match) {
   const std::string where = fmt::format("warm start {}", other.source());
   for (const auto& [mine, theirs] : match.map) {
@@ -57,9 +58,7 @@ std::size_t column_for(const RecordedSpace& recorded, const RecordedSpace& other
                                       where, params[*found].name, params[j].name, name, recorded.source(), name));
       found = j;
     }
-  if (found) return *found;
-  throw ReplayError(fmt::format("{}: no parameter for '{}' of {} (its parameters: {}; --warm-start-map {}=NAME names it)", where,
-                                name, recorded.source(), names(other.space()), name));
+  return found;
 }
 
 }  // namespace
@@ -72,12 +71,31 @@ WarmStartData warm_start_from(const RecordedSpace& recorded, const RecordedSpace
     if (!index_of(recorded.space(), name))
       throw ReplayError(fmt::format("{}: --warm-start-map {}={}: {} has no parameter '{}' (its parameters: {})", where, name, column,
                                     recorded.source(), name, names(recorded.space())));
-  std::vector<std::size_t> column(mine.size());
+  std::vector<std::optional<std::size_t>> column(mine.size());  // nullopt: the value pinned in `constant`
+  std::vector<double> constant(mine.size(), 0.0);
   std::vector<bool> read(theirs.size(), false);
-  for (std::size_t d = 0; d < mine.size(); ++d) read[column[d] = column_for(recorded, other, mine[d].name, match)] = true;
+  for (std::size_t d = 0; d < mine.size(); ++d) {
+    if ((column[d] = column_for(recorded, other, mine[d].name, match))) {
+      read[*column[d]] = true;
+      continue;
+    }
+    // A parameter the other file lacks (a switch only this kernel has) may be pinned: the other
+    // file's rows are read as having that value.
+    auto pin = std::find_if(match.fix.begin(), match.fix.end(), [&](const auto& f) { return f.first == mine[d].name; });
+    if (pin == match.fix.end())
+      throw ReplayError(fmt::format("{}: no parameter for '{}' of {} (its parameters: {}; --warm-start-map {}=NAME names it, "
+                                    "--warm-start-fix {}=VALUE gives it one value)",
+                                    where, mine[d].name, recorded.source(), names(other.space()), mine[d].name, mine[d].name));
+    auto value = mine[d].parse(pin->second);
+    if (!value)
+      throw ReplayError(fmt::format("{}: --warm-start-fix {}={}: '{}' is not one of the values of '{}' in {}", where, pin->first,
+                                    pin->second, pin->second, pin->first, recorded.source()));
+    constant[d] = *value;
+  }
   // Pinned parameters of the other file: (index, value).
   std::vector<std::pair<std::size_t, double>> pinned;
   for (const auto& [name, text] : match.fix) {
+    if (index_of(recorded.space(), name) && !index_of(other.space(), name)) continue;  // pinned here, above
     auto j = index_of(other.space(), name);
     if (!j) throw ReplayError(fmt::format("{}: --warm-start-fix {}={}: no parameter '{}' (its parameters: {})", where, name, text, name,
                                           names(other.space())));
@@ -103,7 +121,11 @@ WarmStartData warm_start_from(const RecordedSpace& recorded, const RecordedSpace
     Configuration config(mine.size());
     bool on_grid = true;
     for (std::size_t d = 0; d < mine.size() && on_grid; ++d) {
-      auto value = mine[d].parse(theirs[column[d]].format(row[column[d]]));
+      if (!column[d]) {
+        config[d] = constant[d];
+        continue;
+      }
+      auto value = mine[d].parse(theirs[*column[d]].format(row[*column[d]]));
       on_grid = value.has_value();
       if (value) config[d] = *value;
     }

@@ -308,9 +308,26 @@ TEST(WarmStartFile, MatchesNamesButForCaseMapsAndPinsTheRest) {
   EXPECT_EQ(maximised.observations[0].loss, std::vector<double>{-2.5});
 }
 
+TEST(WarmStartFile, AParameterOnlyThisSpaceHasCanBePinned) {
+  // Read the other way round: o.csv's `shmem` has no column in s.csv; pinned, every row of s.csv
+  // is read as shmem=1 (o.csv's own `order` matched by map, BLOCK and TILE but for case).
+  auto other = parse_csv_space(kOtherCsv, "o.csv");
+  auto mine = parse_csv_space(kCsv, "s.csv");
+  auto data = warm_start_from(other, mine, {.map = {{"order", "layout"}}, .fix = {{"shmem", "1"}}});
+  EXPECT_EQ(data.rows, 6u);
+  EXPECT_EQ(data.left_out, 0u);
+  std::vector<std::string> texts;
+  for (const auto& o : data.observations) texts.push_back(other.space().to_text(o.config));
+  // s.csv's rows read with shmem=1 that are rows of o.csv: 16,1,row; 32,1,col; 32,2,col.
+  EXPECT_EQ(texts, (std::vector<std::string>{"BLOCK=16 TILE=1 order=row shmem=1", "BLOCK=32 TILE=1 order=col shmem=1",
+                                             "BLOCK=32 TILE=2 order=col shmem=1"}));
+}
+
 TEST(WarmStartFile, ErrorsNameTheFileAndTheParameter) {
   EXPECT_EQ(warm_error({}), "warm start o.csv: no parameter for 'layout' of s.csv (its parameters: BLOCK, TILE, order, shmem; "
-                            "--warm-start-map layout=NAME names it)");
+                            "--warm-start-map layout=NAME names it, --warm-start-fix layout=VALUE gives it one value)");
+  EXPECT_EQ(warm_error({.fix = {{"layout", "diagonal"}}}),
+            "warm start o.csv: --warm-start-fix layout=diagonal: 'diagonal' is not one of the values of 'layout' in s.csv");
   EXPECT_EQ(warm_error({.map = {{"layout", "order"}}}),
             "warm start o.csv: its parameter 'shmem' is not in s.csv (--warm-start-fix shmem=VALUE reads the rows with that value)");
   EXPECT_EQ(warm_error({.map = {{"layout", "ordre"}}}),

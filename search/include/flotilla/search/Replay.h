@@ -134,8 +134,9 @@ std::optional<double> median_evaluations_to(const ReplayResult& result, double t
 struct WarmStartMatch {
   // This space's parameter -> the other file's parameter, for names that differ beyond case.
   std::vector<std::pair<std::string, std::string>> map;
-  // The other file's parameters that this space lacks, each pinned to a value: only its rows
-  // with that value are read.
+  // Parameters on one side only, each pinned to a value: one of the other file's (only its rows
+  // with that value are read), or one of this space's (the other file's rows are read as having
+  // that value).
   std::vector<std::pair<std::string, std::string>> fix;
 };
 struct WarmStartData {
@@ -146,10 +147,11 @@ struct WarmStartData {
   std::vector<Observation> observations;  // the rest, failed ones included, in ascending order
 };
 // Each parameter of `recorded` is read from the other file's parameter of the same name, or the
-// one equal but for case, or the one `match.map` names; every other parameter of the other file
+// one equal but for case, or the one `match.map` names, or is pinned by `match.fix`; every other parameter of the other file
 // must be pinned by `match.fix`. Values are matched as text (8 is 8, "float" is "float").
 // Throws ReplayError naming the file and the parameter when they cannot be matched:
-//   "warm start W7800.csv: no parameter for 'PADDING' of RTX.csv (its parameters: ...; --warm-start-map PADDING=NAME names it)".
+//   "warm start W7800.csv: no parameter for 'PADDING' of RTX.csv (its parameters: ...; --warm-start-map
+//   PADDING=NAME names it, --warm-start-fix PADDING=VALUE gives it one value)".
 WarmStartData warm_start_from(const RecordedSpace& recorded, const RecordedSpace& other, const WarmStartMatch& match = {});
 
 // The reports; with a warm start, `warm` (its data and the same replay run with it) adds the
