@@ -19,8 +19,9 @@ namespace po = boost::program_options;
 
 namespace flotilla::cli {
 namespace {
-// "a=b,c=d" -> {(a, b), (c, d)}; `option` names the flag in errors.
-std::vector<std::pair<std::string, std::string>> pairs_of(const std::string& text, const std::string& option) {
+// "a=b,c=d" -> {(a, b), (c, d)}; `option` and `form` ("NAME=VALUE") are for errors.
+std::vector<std::pair<std::string, std::string>> pairs_of(const std::string& text, const std::string& option,
+                                                          const std::string& form) {
   std::vector<std::pair<std::string, std::string>> out;
   std::size_t start = 0;
   while (start < text.size()) {
@@ -29,7 +30,7 @@ std::vector<std::pair<std::string, std::string>> pairs_of(const std::string& tex
     const auto item = text.substr(start, end - start);
     const auto eq = item.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
-      throw std::invalid_argument("--" + option + ": '" + item + "' is not NAME=VALUE");
+      throw std::invalid_argument("--" + option + ": '" + item + "' is not " + form);
     out.emplace_back(item.substr(0, eq), item.substr(eq + 1));
     start = end + 1;
   }
@@ -94,8 +95,8 @@ int replay_command(const std::vector<std::string>& args) {
     auto other = search::load_recorded_space(
         vm["warm-start"].as<std::string>(), {.objective = vm["objective"].as<std::string>(), .maximize = vm.count("maximize") > 0});
     warm_data = search::warm_start_from(recorded, other,
-                                        {.map = pairs_of(vm["warm-start-map"].as<std::string>(), "warm-start-map"),
-                                         .fix = pairs_of(vm["warm-start-fix"].as<std::string>(), "warm-start-fix")});
+                                        {.map = pairs_of(vm["warm-start-map"].as<std::string>(), "warm-start-map", "PARAM=OTHER"),
+                                         .fix = pairs_of(vm["warm-start-fix"].as<std::string>(), "warm-start-fix", "NAME=VALUE")});
   }
   auto result = search::replay(recorded, options);
   std::optional<search::ReplayResult> warm_result;
