@@ -51,7 +51,8 @@ constexpr std::string_view kReplayDescription =
     "Runs a search strategy against a recorded tuning space (a CSV file with one column per parameter and one per "
     "metric, or a Kernel Tuner cache, optionally gzipped) instead of hardware, and reports how close it gets to "
     "the known optimum: best found / optimum, and the evaluations it took to come within 5% and 1%. Deterministic "
-    "for a seed.";
+    "for a seed. With --warm-start, another recorded space of the same kernel (another GPU's, say) warm-starts every "
+    "repeat, and the report sets the cold and the warm statistics of the same seeds side by side.";
 
 constexpr std::string_view kResultsDescription =
     "Offline analysis of campaign files, finished, running or crashed: summaries, histories, tables, "
@@ -92,7 +93,7 @@ const std::vector<CommandInfo>& command_table() {
        {"campaign.results", "resources.jobs_dir", "resources.partition", "resources.nodes", "resources.time_limit",
         "resources.account", "resources.qos", "resources.sbatch", "resources.setup"},
        nullptr, false, sbatch_command},
-      {"replay", "SPACE.csv|CACHE.json[.gz] [--strategy S] [--budget N] [--repeats R] [--seed K] [--json]",
+      {"replay", "SPACE.csv|CACHE.json[.gz] [--strategy S] [--budget N] [--repeats R] [--seed K] [--warm-start OTHER] [--json]",
        "replay a search strategy on a recorded tuning space", kReplayDescription, replay_options,
        Operands::recorded_space, 1, SettingsUse::none, {}, strategies, false, replay_command},
       {"run-allocation", "JOB_ID JOB_DIR", "(internal) run a job folder's script in an allocation made at once",

@@ -31,6 +31,7 @@
 
 #include "Adaptive.h"
 #include "Sobol.h"
+#include "WarmStart.h"
 
 namespace flotilla::search {
 namespace {
@@ -90,6 +91,9 @@ class BayesStrategy final : public AdaptiveStrategy {
 
  private:
   std::optional<Configuration> initial() {
+    if (!m_warm) m_warm.emplace(space(), options().warm_start, warm_start_picks(m_initial));  // its best few first
+    if (auto warm = m_warm->next(history(), history().size() + pending().size(), [this](const Configuration& c) { return fresh(c); }))
+      return warm;
     for (int attempt = 0; attempt < 64; ++attempt) {
       auto config = m_encoding.binned(m_design.next());
       if (fresh(config) && risk_accepted(config)) return config;
@@ -193,6 +197,7 @@ class BayesStrategy final : public AdaptiveStrategy {
   std::optional<double> m_best_loss;
   std::size_t m_last_gain = 0;  // history size when the best last improved
   std::size_t m_turn = 0;       // alternates jumps and ordinary proposals while stalled
+  std::optional<WarmStart> m_warm;  // StrategyOptions::warm_start's picks (WarmStart.h)
 };
 
 }  // namespace

@@ -1,8 +1,10 @@
-// Pareto.cpp — fast non-dominated sort and crowding distance (Deb et al., NSGA-II, 2002).
+// Pareto.cpp — fast non-dominated sort and crowding distance (Deb et al., NSGA-II, 2002), and
+// the exact hypervolume of a set of points in 2 or 3 objectives.
 #include "Pareto.h"
 
 #include <algorithm>
 #include <limits>
+#include <stdexcept>
 
 namespace flotilla::search {
 
@@ -68,6 +70,52 @@ std::vector<double> crowding(const std::vector<std::vector<double>>& losses, con
       distance[order[k]] += (losses[front[order[k + 1]]][m] - losses[front[order[k - 1]]][m]) / span;
   }
   return distance;
+}
+
+namespace {
+// 2-D sweep: by the first objective ascending, each point adds the strip between its second
+// objective and the lowest second objective of the points before it.
+double hypervolume_2d(std::vector<std::pair<double, double>> points, double r0, double r1) {
+  std::sort(points.begin(), points.end());
+  double volume = 0, ceiling = r1;
+  for (const auto& [x, y] : points)
+    if (y < ceiling) volume += (r0 - x) * (ceiling - y), ceiling = y;
+  return volume;
+}
+}  // namespace
+
+double hypervolume(const std::vector<std::vector<double>>& points, const std::vector<double>& reference) {
+  const std::size_t m = reference.size();
+  if (m < 1 || m > 3) throw std::invalid_argument("hypervolume: only 1, 2 or 3 objectives");
+  std::vector<const std::vector<double>*> inside;
+  for (const auto& p : points) {
+    if (p.size() != m) throw std::invalid_argument("hypervolume: a point's size differs from the reference's");
+    bool below = true;
+    for (std::size_t i = 0; i < m; ++i) below = below && p[i] < reference[i];
+    if (below) inside.push_back(&p);
+  }
+  if (inside.empty()) return 0.0;
+  if (m == 1) {
+    double best = reference[0];
+    for (const auto* p : inside) best = std::min(best, (*p)[0]);
+    return reference[0] - best;
+  }
+  if (m == 2) {
+    std::vector<std::pair<double, double>> xy;
+    for (const auto* p : inside) xy.emplace_back((*p)[0], (*p)[1]);
+    return hypervolume_2d(std::move(xy), reference[0], reference[1]);
+  }
+  // 3-D: between consecutive third-objective levels the dominated slice is the 2-D
+  // hypervolume of the points at or below the level.
+  std::stable_sort(inside.begin(), inside.end(), [](const auto* a, const auto* b) { return (*a)[2] < (*b)[2]; });
+  double volume = 0;
+  std::vector<std::pair<double, double>> xy;
+  for (std::size_t i = 0; i < inside.size(); ++i) {
+    xy.emplace_back((*inside[i])[0], (*inside[i])[1]);
+    const double top = i + 1 < inside.size() ? (*inside[i + 1])[2] : reference[2];
+    if (top > (*inside[i])[2]) volume += hypervolume_2d(xy, reference[0], reference[1]) * (top - (*inside[i])[2]);
+  }
+  return volume;
 }
 
 }  // namespace flotilla::search

@@ -164,6 +164,13 @@ std::vector<double> RecordedSpace::successes() const {
   return out;
 }
 
+std::vector<Configuration> RecordedSpace::configurations() const {
+  std::vector<Configuration> out;
+  for (const auto& [config, value] : m_table->values) out.push_back(config);
+  std::sort(out.begin(), out.end());  // the hash map's order differs between libraries
+  return out;
+}
+
 std::optional<double> RecordedSpace::objective(const Configuration& config) const {
   auto it = m_table->values.find(config);
   if (it == m_table->values.end())

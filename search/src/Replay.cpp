@@ -1,4 +1,5 @@
-// Replay.cpp — the replay loop over a recorded space, its statistics and its two reports.
+// Replay.cpp — the replay loop over a recorded space, its statistics and its two reports (with
+// a warm start: the cold and the warm statistics side by side).
 //
 // The loop is the campaign's, minus the hardware: ask a batch (never more than the budget
 // left), look every configuration up, tell the strategy, record the best so far. Repeat r
@@ -7,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -33,7 +35,9 @@ ReplayResult replay(const RecordedSpace& recorded, const ReplayOptions& options)
   const double worst = recorded.maximize() ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
   for (std::size_t r = 0; r < options.repeats; ++r) {
     ReplayRun run{.seed = mix_seed(options.seed, r)};
-    auto strategy = make_strategy({.name = options.strategy, .seed = run.seed, .maximize = recorded.maximize()}, recorded.space());
+    auto strategy = make_strategy(
+        {.name = options.strategy, .seed = run.seed, .maximize = recorded.maximize(), .warm_start = options.warm_start},
+        recorded.space());
     double best = worst;
     while (run.best.size() < options.budget) {
       const double cpu_before = thread_cpu_seconds();
@@ -126,7 +130,55 @@ std::optional<double> median_evaluations_to(const ReplayResult& result, double t
   return median;
 }
 
-std::string replay_text(const RecordedSpace& recorded, const ReplayResult& result) {
+namespace {
+// The warm start's lines of the text report: its statistics beside the cold ones, same seeds.
+std::string warm_start_text(const ReplayResult& cold, const WarmStartReport& warm) {
+  const auto& d = warm.data;
+  std::string text = fmt::format("warm start {}: {} of its {} configurations used ({} not on this space's grid or not in it{})\n",
+                                 d.source, d.observations.size(), d.rows, d.ignored,
+                                 d.left_out > 0 ? fmt::format(", {} left out by --warm-start-fix", d.left_out) : std::string());
+  const auto budget = cold.options.budget;
+  auto c = ratio_stats(cold, budget), w = ratio_stats(warm.result, budget);
+  text += fmt::format("{:<22}{:>8}  {:>8}   (the same seeds)\n", "", "cold", "warm");
+  for (auto [name, a, b] : {std::tuple{"median", c.median, w.median}, std::tuple{"mean", c.mean, w.mean},
+                            std::tuple{"worst decile", c.p90, w.p90}})
+    text += fmt::format("{:<22}{:>8.4f}  {:>8.4f}\n", fmt::format("best/opt {}", name), a, b);
+  for (double tolerance : {0.05, 0.01}) {
+    std::size_t reached_cold = 0, reached_warm = 0;
+    auto mc = median_evaluations_to(cold, tolerance, &reached_cold), mw = median_evaluations_to(warm.result, tolerance, &reached_warm);
+    auto show = [](std::optional<double> m) { return m ? fmt::format("{:g}", *m) : std::string(">budget"); };
+    text += fmt::format("{:<22}{:>8}  {:>8}   ({} and {} of {} repeats got there)\n",
+                        fmt::format("to {}% (median evals)", tolerance * 100), show(mc), show(mw), reached_cold, reached_warm,
+                        cold.runs.size());
+  }
+  return text;
+}
+
+nlohmann::ordered_json ratio_json(const ReplayStats& stats) {
+  // Over the repeats that found a valid configuration, counted both ways; with none, only the
+  // counts: no nulls.
+  nlohmann::ordered_json ratios;
+  for (auto [name, value] : {std::pair{"median", stats.median}, std::pair{"p25", stats.p25}, std::pair{"p75", stats.p75},
+                             std::pair{"p90", stats.p90}, std::pair{"mean", stats.mean}})
+    if (std::isfinite(value)) ratios[name] = value;
+  ratios["repeats_with_valid"] = stats.with_valid;
+  ratios["repeats_without_valid"] = stats.without_valid;
+  return ratios;
+}
+
+void add_evaluations_to(nlohmann::ordered_json& j, const ReplayResult& result) {
+  for (auto [key, tolerance] : {std::pair{"evals_to_5pct", 0.05}, std::pair{"evals_to_1pct", 0.01}}) {
+    std::size_t reached = 0;
+    auto median = median_evaluations_to(result, tolerance, &reached);
+    nlohmann::ordered_json entry;
+    if (median) entry["median"] = *median;  // left out when fewer than half the repeats got there
+    entry["reached"] = reached;
+    j[key] = entry;
+  }
+}
+}  // namespace
+
+std::string replay_text(const RecordedSpace& recorded, const ReplayResult& result, const WarmStartReport* warm) {
   const auto& o = result.options;
   const auto budget = o.budget;
   auto stats = ratio_stats(result, budget);
@@ -152,10 +204,11 @@ std::string replay_text(const RecordedSpace& recorded, const ReplayResult& resul
   if (exhausted > 0)
     text += fmt::format("note       the space ({} configurations) is smaller than the budget: every configuration was evaluated\n",
                         recorded.size());
+  if (warm) text += warm_start_text(result, *warm);
   return text;
 }
 
-std::string replay_json(const RecordedSpace& recorded, const ReplayResult& result) {
+std::string replay_json(const RecordedSpace& recorded, const ReplayResult& result, const WarmStartReport* warm) {
   const auto& o = result.options;
   auto stats = ratio_stats(result, o.budget);
   nlohmann::ordered_json j;
@@ -171,23 +224,8 @@ std::string replay_json(const RecordedSpace& recorded, const ReplayResult& resul
   j["batch"] = o.batch;
   j["repeats"] = o.repeats;
   j["seed"] = o.seed;
-  // Over the repeats that found a valid configuration, counted both ways; with none, only the
-  // counts: no nulls.
-  nlohmann::ordered_json ratios;
-  for (auto [name, value] : {std::pair{"median", stats.median}, std::pair{"p25", stats.p25}, std::pair{"p75", stats.p75},
-                             std::pair{"p90", stats.p90}, std::pair{"mean", stats.mean}})
-    if (std::isfinite(value)) ratios[name] = value;
-  ratios["repeats_with_valid"] = stats.with_valid;
-  ratios["repeats_without_valid"] = stats.without_valid;
-  j["best_over_opt"] = ratios;
-  for (auto [key, tolerance] : {std::pair{"evals_to_5pct", 0.05}, std::pair{"evals_to_1pct", 0.01}}) {
-    std::size_t reached = 0;
-    auto median = median_evaluations_to(result, tolerance, &reached);
-    nlohmann::ordered_json entry;
-    if (median) entry["median"] = *median;  // left out when fewer than half the repeats got there
-    entry["reached"] = reached;
-    j[key] = entry;
-  }
+  j["best_over_opt"] = ratio_json(stats);
+  add_evaluations_to(j, result);
   nlohmann::ordered_json runs = nlohmann::ordered_json::array();
   std::size_t asks = 0;
   double cpu = 0, cpu_max = 0;
@@ -212,6 +250,18 @@ std::string replay_json(const RecordedSpace& recorded, const ReplayResult& resul
   // ask counts with the tells of its batch.
   j["cpu_ms_per_ask"] = {{"mean", asks > 0 ? 1000.0 * cpu / static_cast<double>(asks) : 0.0}, {"max", 1000.0 * cpu_max}};
   j["exhausted"] = std::any_of(result.runs.begin(), result.runs.end(), [](const ReplayRun& r) { return r.exhausted; });
+  if (warm) {  // the same replay with the warm start, same seeds: its statistics beside the cold ones above
+    nlohmann::ordered_json w;
+    w["file"] = warm->data.source;
+    w["configurations"] = warm->data.rows;
+    w["used"] = warm->data.observations.size();
+    w["ignored"] = warm->data.ignored;
+    w["left_out"] = warm->data.left_out;
+    w["best_over_opt"] = ratio_json(ratio_stats(warm->result, o.budget));
+    add_evaluations_to(w, warm->result);
+    w["exhausted"] = std::any_of(warm->result.runs.begin(), warm->result.runs.end(), [](const ReplayRun& r) { return r.exhausted; });
+    j["warm_start"] = w;
+  }
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 

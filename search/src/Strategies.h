@@ -20,5 +20,6 @@ std::unique_ptr<Strategy> make_local_strategy(const StrategyOptions& options, co
 std::unique_ptr<Strategy> make_hyperband_strategy(const StrategyOptions& options, const Space& space);
 std::unique_ptr<Strategy> make_bandit_strategy(const StrategyOptions& options, const Space& space);
 std::unique_ptr<Strategy> make_nsga2_strategy(const StrategyOptions& options, const Space& space);
+std::unique_ptr<Strategy> make_parego_strategy(const StrategyOptions& options, const Space& space);
 
 }  // namespace flotilla::search

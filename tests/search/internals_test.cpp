@@ -84,6 +84,22 @@ TEST(Pareto, FastNonDominatedSortAndCrowding) {
   EXPECT_FALSE(dominates({1, 2}, {1, 2}));
 }
 
+TEST(Pareto, HypervolumeExactIn2DAnd3D) {
+  // Staircase of (1,3), (2,2), (3,1) under (4,4): 3 + 2 + 1 = 6; a dominated point, a
+  // duplicate and a point beyond the reference change nothing.
+  EXPECT_DOUBLE_EQ(hypervolume({{1, 3}, {2, 2}, {3, 1}}, {4, 4}), 6.0);
+  EXPECT_DOUBLE_EQ(hypervolume({{3, 1}, {2, 2}, {2.5, 2.5}, {1, 3}, {2, 2}, {5, 0}}, {4, 4}), 6.0);
+  EXPECT_DOUBLE_EQ(hypervolume({}, {4, 4}), 0.0);
+  EXPECT_DOUBLE_EQ(hypervolume({{0, 0}}, {2, 3}), 6.0);
+  EXPECT_DOUBLE_EQ(hypervolume({{1}, {3}}, {4}), 3.0);
+  // 3-D: one point is a box; under (2,2,2) the boxes of (0,1,1), (1,0,1) and (1,1,0) hold 2
+  // each, overlap pairwise and all three in the same unit cube: 6 - 3 + 1 = 4.
+  EXPECT_DOUBLE_EQ(hypervolume({{0, 0, 0}}, {1, 2, 3}), 6.0);
+  EXPECT_DOUBLE_EQ(hypervolume({{0, 1, 1}, {1, 0, 1}, {1, 1, 0}}, {2, 2, 2}), 4.0);
+  EXPECT_THROW(hypervolume({{1, 2}}, {1, 2, 3}), std::invalid_argument);
+  EXPECT_THROW(hypervolume({{1, 2, 3, 4}}, {5, 5, 5, 5}), std::invalid_argument);
+}
+
 // The strategies' unit cube had the same fault (fuzz_space's log_range_end_point.txt): its
 // ends decoded to exp(log(bound)), a hair outside the range, which Parameter::parse refuses.
 TEST(Encoding, LogRealEndsDecodeToTheBoundsThemselves) {

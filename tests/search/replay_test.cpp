@@ -262,3 +262,105 @@ TEST(Replay, KernelTunerFailureMarkersInACsvAreFailures) {
   EXPECT_EQ(result.runs[0].best.back(), 2.5);
   EXPECT_EQ(csv_error("b,time\n1,Broken\n"), "s.csv:2: field 'time': 'Broken' is not a number (inf or nan marks a failed configuration)");
 }
+
+namespace {
+// The kCsv kernel "on another GPU": names in another case, `layout` spelt `order`, an extra
+// parameter `shmem`, a block size (128) and a tile (3) this space lacks.
+constexpr const char* kOtherCsv =
+    "BLOCK,TILE,order,shmem,time\n"
+    "16,1,row,0,9.0\n"
+    "16,1,row,1,2.5\n"
+    "32,2,col,1,1.0\n"
+    "32,1,col,1,inf\n"
+    "64,2,row,1,3.0\n"
+    "128,2,col,1,0.5\n"
+    "16,3,row,1,0.7\n";
+
+std::string warm_error(const WarmStartMatch& match) {
+  try {
+    warm_start_from(parse_csv_space(kCsv, "s.csv"), parse_csv_space(kOtherCsv, "o.csv"), match);
+  } catch (const ReplayError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+}  // namespace
+
+TEST(WarmStartFile, MatchesNamesButForCaseMapsAndPinsTheRest) {
+  auto r = parse_csv_space(kCsv, "s.csv");
+  auto other = parse_csv_space(kOtherCsv, "o.csv");
+  auto data = warm_start_from(r, other, {.map = {{"layout", "order"}}, .fix = {{"shmem", "1"}}});
+  EXPECT_EQ(data.source, "o.csv");
+  EXPECT_EQ(data.rows, 7u);
+  EXPECT_EQ(data.left_out, 1u);  // shmem=0
+  // 128 is not a block size here, tile 3 not a tile, and 64,2,row is not a row here.
+  EXPECT_EQ(data.ignored, 3u);
+  ASSERT_EQ(data.observations.size(), 3u);
+  std::vector<std::string> texts;
+  for (const auto& o : data.observations) texts.push_back(r.space().to_text(o.config) + (o.failed() ? " failed" : ""));
+  EXPECT_EQ(texts, (std::vector<std::string>{"block=16 tile=1 layout=row", "block=32 tile=1 layout=col failed",
+                                             "block=32 tile=2 layout=col"}));
+  EXPECT_EQ(data.observations[0].loss, std::vector<double>{2.5});
+  // Maximised, the loss is negated as this replay's strategies expect.
+  auto maximised = warm_start_from(parse_csv_space(kCsv, "s.csv", {.maximize = true}),
+                                   parse_csv_space(kOtherCsv, "o.csv", {.maximize = true}),
+                                   {.map = {{"layout", "order"}}, .fix = {{"shmem", "1"}}});
+  EXPECT_EQ(maximised.observations[0].loss, std::vector<double>{-2.5});
+}
+
+TEST(WarmStartFile, AParameterOnlyThisSpaceHasCanBePinned) {
+  // Read the other way round: o.csv's `shmem` has no column in s.csv; pinned, every row of s.csv
+  // is read as shmem=1 (o.csv's own `order` matched by map, BLOCK and TILE but for case).
+  auto other = parse_csv_space(kOtherCsv, "o.csv");
+  auto mine = parse_csv_space(kCsv, "s.csv");
+  auto data = warm_start_from(other, mine, {.map = {{"order", "layout"}}, .fix = {{"shmem", "1"}}});
+  EXPECT_EQ(data.rows, 6u);
+  EXPECT_EQ(data.left_out, 0u);
+  std::vector<std::string> texts;
+  for (const auto& o : data.observations) texts.push_back(other.space().to_text(o.config));
+  // s.csv's rows read with shmem=1 that are rows of o.csv: 16,1,row; 32,1,col; 32,2,col.
+  EXPECT_EQ(texts, (std::vector<std::string>{"BLOCK=16 TILE=1 order=row shmem=1", "BLOCK=32 TILE=1 order=col shmem=1",
+                                             "BLOCK=32 TILE=2 order=col shmem=1"}));
+}
+
+TEST(WarmStartFile, ErrorsNameTheFileAndTheParameter) {
+  EXPECT_EQ(warm_error({}), "warm start o.csv: no parameter for 'layout' of s.csv (its parameters: BLOCK, TILE, order, shmem; "
+                            "--warm-start-map layout=NAME names it, --warm-start-fix layout=VALUE gives it one value)");
+  EXPECT_EQ(warm_error({.fix = {{"layout", "diagonal"}}}),
+            "warm start o.csv: --warm-start-fix layout=diagonal: 'diagonal' is not one of the values of 'layout' in s.csv");
+  EXPECT_EQ(warm_error({.map = {{"layout", "order"}}}),
+            "warm start o.csv: its parameter 'shmem' is not in s.csv (--warm-start-fix shmem=VALUE reads the rows with that value)");
+  EXPECT_EQ(warm_error({.map = {{"layout", "ordre"}}}),
+            "warm start o.csv: --warm-start-map layout=ordre: no parameter 'ordre' (its parameters: BLOCK, TILE, order, shmem)");
+  EXPECT_EQ(warm_error({.map = {{"colour", "order"}}}),
+            "warm start o.csv: --warm-start-map colour=order: s.csv has no parameter 'colour' (its parameters: block, tile, layout)");
+  EXPECT_EQ(warm_error({.map = {{"layout", "order"}}, .fix = {{"shmem", "2"}}}),
+            "warm start o.csv: --warm-start-fix shmem=2: '2' is not one of its values");
+  EXPECT_EQ(warm_error({.map = {{"layout", "order"}}, .fix = {{"shmem", "1"}, {"TILE", "1"}}}),
+            "warm start o.csv: --warm-start-fix TILE=1: 'TILE' is read as a parameter of s.csv");
+}
+
+TEST(WarmStartFile, ReplayReportsColdAndWarmSideBySide) {
+  auto r = parse_csv_space(kCsv, "s.csv");
+  auto data = warm_start_from(r, parse_csv_space(kOtherCsv, "o.csv"), {.map = {{"layout", "order"}}, .fix = {{"shmem", "1"}}});
+  ReplayOptions options{.strategy = "bayes", .budget = 3, .repeats = 4, .seed = 2};
+  auto cold = replay(r, options);
+  options.warm_start = data.observations;
+  auto warm = replay(r, options);
+  // The warm start's best here (32,2,col, this space's optimum) is every repeat's first proposal.
+  for (const auto& run : warm.runs) EXPECT_EQ(run.best.front(), 1.5);
+  WarmStartReport report{data, warm};
+  auto j = nlohmann::json::parse(replay_json(r, cold, &report));
+  ASSERT_TRUE(j.contains("warm_start"));
+  EXPECT_EQ(j["warm_start"]["file"], "o.csv");
+  EXPECT_EQ(j["warm_start"]["used"], 3);
+  EXPECT_EQ(j["warm_start"]["ignored"], 3);
+  EXPECT_EQ(j["warm_start"]["evals_to_1pct"]["median"], 1.0);
+  EXPECT_EQ(j["warm_start"]["best_over_opt"]["median"], 1.0);
+  auto text = replay_text(r, cold, &report);
+  EXPECT_NE(text.find("warm start o.csv: 3 of its 7 configurations used (3 not on this space's grid or not in it, 1 left out by "
+                      "--warm-start-fix)"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(replay_json(r, cold).find("warm_start"), std::string::npos);
+}

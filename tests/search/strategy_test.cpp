@@ -266,7 +266,7 @@ TEST(Registry, UnknownNameListsKnownOnes) {
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(),
                  "unknown strategy 'telepathy' (known: grid, random, sobol, bayes, genetic, annealing, local, hyperband, "
-                 "bandit, nsga2, bayes-escape)");
+                 "bandit, nsga2, bayes-escape, parego)");
   }
 }
 

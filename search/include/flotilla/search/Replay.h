@@ -18,6 +18,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "flotilla/search/Space.h"
@@ -58,6 +59,8 @@ class RecordedSpace {
   const Configuration& optimum_config() const;
   // Every successful objective value, in no particular order (for exact baselines).
   std::vector<double> successes() const;
+  // Every recorded configuration, failed ones too, in ascending order.
+  std::vector<Configuration> configurations() const;
 
  private:
   std::string m_source;
@@ -79,6 +82,8 @@ struct ReplayOptions {
   std::size_t repeats = 20;
   std::uint64_t seed = 1;
   std::size_t batch = 1;
+  // Passed to every repeat's strategy as StrategyOptions::warm_start (see warm_start_from).
+  std::vector<Observation> warm_start;
 };
 
 // One repeat: the best objective found after each evaluation (infinite, in the losing
@@ -124,7 +129,38 @@ ReplayStats ratio_stats(const ReplayResult& result, std::size_t evaluations);
 // counting as infinitely many; nullopt when fewer than half got there. `reached` counts them.
 std::optional<double> median_evaluations_to(const ReplayResult& result, double tolerance, std::size_t* reached = nullptr);
 
-std::string replay_text(const RecordedSpace& recorded, const ReplayResult& result);
-std::string replay_json(const RecordedSpace& recorded, const ReplayResult& result);
+// A warm start read from another recorded space of the same kernel (another GPU, compiler or
+// problem size): its configurations in this space's terms and loss convention.
+struct WarmStartMatch {
+  // This space's parameter -> the other file's parameter, for names that differ beyond case.
+  std::vector<std::pair<std::string, std::string>> map;
+  // Parameters on one side only, each pinned to a value: one of the other file's (only its rows
+  // with that value are read), or one of this space's (the other file's rows are read as having
+  // that value).
+  std::vector<std::pair<std::string, std::string>> fix;
+};
+struct WarmStartData {
+  std::string source;
+  std::size_t rows = 0;       // configurations in the other file
+  std::size_t left_out = 0;   // rows whose pinned parameters (fix) have another value
+  std::size_t ignored = 0;    // a value not on this space's grid, or not a configuration here
+  std::vector<Observation> observations;  // the rest, failed ones included, in ascending order
+};
+// Each parameter of `recorded` is read from the other file's parameter of the same name, or the
+// one equal but for case, or the one `match.map` names, or is pinned by `match.fix`; every other parameter of the other file
+// must be pinned by `match.fix`. Values are matched as text (8 is 8, "float" is "float").
+// Throws ReplayError naming the file and the parameter when they cannot be matched:
+//   "warm start W7800.csv: no parameter for 'PADDING' of RTX.csv (its parameters: ...; --warm-start-map
+//   PADDING=NAME names it, --warm-start-fix PADDING=VALUE gives it one value)".
+WarmStartData warm_start_from(const RecordedSpace& recorded, const RecordedSpace& other, const WarmStartMatch& match = {});
+
+// The reports; with a warm start, `warm` (its data and the same replay run with it) adds the
+// warm statistics beside the cold ones.
+struct WarmStartReport {
+  const WarmStartData& data;
+  const ReplayResult& result;
+};
+std::string replay_text(const RecordedSpace& recorded, const ReplayResult& result, const WarmStartReport* warm = nullptr);
+std::string replay_json(const RecordedSpace& recorded, const ReplayResult& result, const WarmStartReport* warm = nullptr);
 
 }  // namespace flotilla::search
