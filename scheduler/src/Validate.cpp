@@ -500,7 +500,7 @@ void check_several_objectives(Reader& r, Settings& s) {
         "needs one objective: adaptive repeats race one objective against the incumbent's; with several, every "
         "candidate gets explore.repeats");
   s.max_repeats = s.repeats;
-  if (auto* strategy = r.one("search.strategy"); strategy->where == "default") s.strategy = "nsga2";
+  if (auto* strategy = r.one("search.strategy"); strategy->where == "default") s.strategy = "parego";
 }
 
 // search.fidelity: a discrete parameter of at most hyperband's rungs, searched by hyperband, the

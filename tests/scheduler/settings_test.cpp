@@ -549,7 +549,7 @@ TEST_F(SettingsTest, SeveralObjectives) {
   EXPECT_EQ(s.objective, "time_s");  // the first is the one every single-objective view shows
   EXPECT_FALSE(s.maximize);
   EXPECT_EQ(s.pick.text(), "knee");
-  EXPECT_EQ(s.strategy, "nsga2");  // the default for several objectives
+  EXPECT_EQ(s.strategy, "parego");  // the default for several objectives
   EXPECT_FALSE(s.confirm);         // no speed-up is claimed for a pick
   EXPECT_EQ(s.max_repeats, s.repeats);
   EXPECT_NE(s.fingerprint().find("intent.objectives = time_s:min,residual:min\nintent.pick = knee\n"), std::string::npos);
