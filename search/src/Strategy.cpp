@@ -116,6 +116,7 @@ const std::vector<Entry>& registry() {
       {"bandit", make_bandit_strategy},
       {"nsga2", make_nsga2_strategy},
       {"bayes-escape", make_bayes_escape_strategy},
+      {"bayes-climb", make_bayes_climb_strategy},
   };
   return entries;
 }
