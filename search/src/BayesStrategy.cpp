@@ -22,8 +22,8 @@
 // of its neighbourhood), until something improves again.
 // `bayes-climb` is the same model with a second search beside it, for the same runs: the GP
 // refines around the incumbent only, so a better basin it samples once is never climbed (its
-// first point is worse than the incumbent). Once stalled for twice as long as above, every
-// other proposal belongs to a climb, a trust region of one-parameter moves around its own centre: it starts
+// first point is worse than the incumbent). Once stalled (as above), every other proposal
+// belongs to a climb, a trust region of one-parameter moves around its own centre: it starts
 // at a point two or more parameters away from the incumbent, chosen by expected improvement
 // among perturbations of the incumbent or in the whole space (in turn, next door first: the
 // better basin may be close, or the model may know where it is), moves its centre
@@ -60,12 +60,11 @@ constexpr double kFailurePower = 2.0;    // a failed evaluation is wasted: weigh
 constexpr std::size_t kModelBest = 200, kModelRest = 100, kModelFailed = 100;
 // bayes-escape and bayes-climb: stalled after this many evaluations per parameter without a gain.
 constexpr std::size_t kStall = 2, kStallMin = 10;
-// bayes-climb: climbs begin once this many evaluations per parameter (at least kClimbStallMin)
-// have not improved the best, twice bayes-escape's threshold: every climb proposal is one the
-// model does not make, and at small budgets the model is the better bet (the first version,
-// with climbs from kStall on, lost at 50 evaluations on pnpoly_RTX3090, where the model's own
-// exploration leaves a plateau some 30 to 60 evaluations into a stall).
-constexpr std::size_t kClimbStall = 2 * kStall, kClimbStallMin = 2 * kStallMin;
+// bayes-climb: while stalled, one proposal in kClimbShare is the climb's, the others the
+// model's: every other one, as bayes-escape's jumps, with no reason to favour either. (1 in 3,
+// and climbs only after a stall twice as long, were tried too: over 160 repeats of
+// convolution_W7800 and pnpoly_RTX3090, seeds 1, 7 and 11, neither was better; docs/search.md.)
+constexpr std::size_t kClimbShare = 2;
 // bayes-climb: a climb gives up after this many evaluations per parameter (at least
 // kClimbPatienceMin) without improving its centre. One per parameter: the GP ranks the
 // neighbours, so a better one, if any, is usually among the first few tried; at least 4 (as
@@ -84,7 +83,6 @@ class BayesStrategy final : public AdaptiveStrategy {
         m_mode(mode) {
     m_initial = std::clamp<std::size_t>(2 * m_encoding.dims(), 6, 16);
     m_stall = std::max(kStallMin, kStall * m_encoding.dims());
-    m_climb_stall = std::max(kClimbStallMin, kClimbStall * m_encoding.dims());
     m_patience = std::max(kClimbPatienceMin, kClimbPatience * m_encoding.dims());
   }
   std::string_view name() const override {
@@ -111,7 +109,7 @@ class BayesStrategy final : public AdaptiveStrategy {
     auto good = ranked();
     if (history().size() + pending().size() < m_initial || good.size() < 2) return initial();
     fit(good);
-    if (m_mode == Mode::climb && history().size() >= m_last_gain + m_climb_stall && m_turn++ % 2 == 0)
+    if (m_mode == Mode::climb && history().size() >= m_last_gain + m_stall && m_turn++ % kClimbShare == 0)
       if (auto step = climb(history()[good.front()].config)) {
         m_climb_out.insert(*step);
         return step;
@@ -277,12 +275,11 @@ class BayesStrategy final : public AdaptiveStrategy {
   std::size_t m_stall = kStallMin;
   std::optional<double> m_best_loss;
   std::size_t m_last_gain = 0;  // history size when the best last improved
-  std::size_t m_turn = 0;       // alternates jumps (climbs) and ordinary proposals while stalled
+  std::size_t m_turn = 0;       // takes turns between jumps (climbs) and ordinary proposals while stalled
   // bayes-climb: the climb's centre (history index), the evaluations in a row that did not
   // improve it (kStarting while its first point is out), the climbs begun, the climb's
   // proposals not told yet.
   static constexpr std::size_t kStarting = static_cast<std::size_t>(-1);
-  std::size_t m_climb_stall = kClimbStallMin;
   std::size_t m_patience = kClimbPatienceMin;
   std::optional<std::size_t> m_climb;
   std::size_t m_climb_misses = 0;
