@@ -117,6 +117,7 @@ const std::vector<Entry>& registry() {
       {"nsga2", make_nsga2_strategy},
       {"bayes-escape", make_bayes_escape_strategy},
       {"parego", make_parego_strategy},
+      {"bayes-climb", make_bayes_climb_strategy},
   };
   return entries;
 }

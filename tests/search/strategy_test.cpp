@@ -258,6 +258,53 @@ TEST(BayesEscape, JumpsOutOfTheIncumbentsNeighbourhoodWhenStalled) {
   EXPECT_GE(jumps, 20u);
 }
 
+// Stalled for 2 x 4 parameters (at least 10) evaluations, bayes-climb makes every other
+// proposal a climb's: a start two parameters or more from the incumbent, then one-parameter
+// neighbours of the climb's centre (the best of its points), until 4 of them in a row have not
+// improved the centre; before that it proposes exactly what bayes does.
+TEST(BayesClimb, ClimbsAroundItsOwnCentreWhenStalled) {
+  auto space = test::structured_space();
+  auto climber = make_strategy({.name = "bayes-climb", .seed = 6, .maximize = false}, space);
+  auto plain = make_strategy({.name = "bayes", .seed = 6, .maximize = false}, space);
+  // The first result is never beaten; elsewhere lower `a` is better, which a climb follows.
+  auto value = [](const Configuration& c, bool first) { return first ? 1.0 : 2.0 + 0.01 * c[0]; };
+  std::optional<Configuration> incumbent, centre;
+  double centre_value = 0;
+  std::size_t starts = 0, steps = 0, misses = 0;
+  auto differ = [](const Configuration& a, const Configuration& b) {
+    std::size_t n = 0;
+    for (std::size_t d = 0; d < a.size(); ++d) n += a[d] != b[d];
+    return n;
+  };
+  for (std::size_t told = 0; told < 61; ++told) {
+    auto batch = climber->ask(1);
+    ASSERT_EQ(batch.size(), 1u);
+    const auto& c = batch.front();
+    const double v = value(c, !incumbent);
+    if (told < 11) {  // not stalled yet: the model's proposal, as bayes'
+      auto same = plain->ask(1);
+      ASSERT_EQ(same.size(), 1u);
+      EXPECT_EQ(space.to_text(same.front()), space.to_text(c)) << "ask after " << told << " outcomes";
+      plain->tell(same.front(), v);
+    } else if ((told - 11) % 2 == 0) {  // the climb's turns
+      if (centre && differ(c, *centre) == 1) {
+        ++steps;
+        EXPECT_LT(misses, 4u) << "a climb kept going after 4 misses, ask after " << told << " outcomes";
+        if (v < centre_value) centre = c, centre_value = v, misses = 0;
+        else ++misses;
+      } else {
+        ++starts;
+        EXPECT_GE(differ(c, *incumbent), 2u) << "a climb's start, ask after " << told << " outcomes";
+        centre = c, centre_value = v, misses = 0;
+      }
+    }
+    climber->tell(c, v);
+    if (!incumbent) incumbent = c;
+  }
+  EXPECT_GE(starts, 2u);
+  EXPECT_GE(steps, 15u);  // of 25 climb turns
+}
+
 TEST(Registry, UnknownNameListsKnownOnes) {
   auto space = small_space();
   try {
@@ -266,7 +313,7 @@ TEST(Registry, UnknownNameListsKnownOnes) {
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(),
                  "unknown strategy 'telepathy' (known: grid, random, sobol, bayes, genetic, annealing, local, hyperband, "
-                 "bandit, nsga2, bayes-escape, parego)");
+                 "bandit, nsga2, bayes-escape, parego, bayes-climb)");
   }
 }
 
