@@ -130,7 +130,7 @@ TEST_F(SettingsTest, ErrorsNameFileLineSectionAndKey) {
 TEST_F(SettingsTest, RegistryNamesAreChecked) {
   EXPECT_EQ(error_of(kValid, {"--search.strategy=simplex"}),
             "command line: [search] strategy: 'simplex' is not one of: grid, random, sobol, bayes, genetic, "
-            "annealing, local, hyperband, bandit, nsga2, bayes-escape, parego");
+            "annealing, local, hyperband, bandit, nsga2, bayes-escape, parego, bayes-climb");
   EXPECT_EQ(error_of(kValid + std::string("[resources]\nbackend = pbs\n")),
             "flotilla_settings_test.ini:24: [resources] backend: 'pbs' is not one of: local, mpi, slurm");
 }
