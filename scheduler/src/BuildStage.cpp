@@ -23,13 +23,15 @@ std::map<std::int64_t, const results::TrialRecord*> latest_builds(const std::vec
   return latest;
 }
 
-// A build's outcome as a candidate's build trial: anything but success is build_failed.
-results::TrialRecord build_trial(const jobs::TaskResult& r, const BuildNeed& need, std::int64_t built_by) {
+// A build's outcome as a candidate's build trial: anything but success is build_failed. Its
+// attempt is the candidate's planned one plus the times the build was lost and run again
+// (`retries`), so a lost build's result is recorded as the attempt that produced it.
+results::TrialRecord build_trial(const jobs::TaskResult& r, const BuildNeed& need, std::int64_t built_by, int retries) {
   auto t = *to_trial_record(r);
   t.candidate = need.candidate;
   t.kind = results::TrialKind::build;
   t.index = 0;
-  t.attempt = need.attempt;
+  t.attempt = need.attempt + retries;
   if (t.status != results::TrialStatus::ok) {
     t.status = results::TrialStatus::build_failed;
     t.reason = "build failed: " + (r.reason.empty() ? "no reason given" : r.reason);
@@ -120,7 +122,8 @@ std::size_t BuildStage::run(const std::vector<std::int64_t>& ids, const std::vec
   // A build's outcome is every candidate's of its key.
   const auto record_build = [&](const jobs::TaskResult& r) {
     const auto& build = *by_task.at(r.id);
-    for (const auto& need : build.candidates) record(build_trial(r, need, build.candidates.front().candidate));
+    const int retries = r.attempt - build.candidates.front().attempt;
+    for (const auto& need : build.candidates) record(build_trial(r, need, build.candidates.front().candidate, retries));
   };
   bool cancelling = false;
   while (backend->queued() + backend->running() > 0) {
