@@ -459,7 +459,7 @@ class Campaign:
     def goals(self):
         """Several objectives: [(metric, maximize), ...] from the `objectives` attribute; [] with one."""
         text = self.info.get("objectives", "")
-        return [(g.rsplit(":", 1)[0], g.rsplit(":", 1)[1] == "max") for g in text.split(",")] if text else []
+        return [(g.rsplit(":", 1)[0], g.rsplit(":", 1)[1] in ("max", "maximize")) for g in text.split(",")] if text else []
 
     def _goal_values(self, frame):
         columns = ["objective" if m == self.info["objective"] else f"metric.{m}" for m, _ in self.goals]

@@ -333,8 +333,10 @@ class CampaignRunner {
     // gate = all on Slurm: the round's evaluations do not depend on the explore results, so they
     // are submitted with the explore job and start when it completes (afterok), without a round
     // trip through the scheduler. Evaluations of a candidate whose exploration failed are dropped.
-    const bool pipelined =
-        m_backend->capabilities().dependencies && m_s.gate.kind == Gate::Kind::all && !m_s.evaluate_command.empty();
+    // Not with a fidelity: screened candidates are never verified, and a pipelined round would
+    // submit their evaluations before knowing which are screened.
+    const bool pipelined = m_backend->capabilities().dependencies && m_s.gate.kind == Gate::Kind::all &&
+                           !m_s.evaluate_command.empty() && m_s.fidelity.empty();
     if (pipelined) {
       m_speculative = true;
       run_phases(round, "explore+evaluate", {{ids, results::TrialKind::explore, m_s.repeats},
@@ -370,6 +372,12 @@ class CampaignRunner {
         started.push_back(c.record.id);
     if (!started.empty()) evaluate(round, started);
     if (!m_s.objectives.empty()) {
+      if (m_s.gate.kind == Gate::Kind::all) {  // every explored candidate of the round, then the front
+        std::vector<std::int64_t> all;
+        for (const auto& c : summarize_ids(ids))
+          if (c.status == results::CandidateStatus::explored) all.push_back(c.record.id);
+        if (!all.empty()) evaluate(round, all);
+      }
       evaluate_front(round);
       record_decisions(ids);
       return {};

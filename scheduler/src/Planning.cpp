@@ -1,6 +1,8 @@
 // Planning.cpp — pure decisions of the campaign loop.
 #include "flotilla/scheduler/Planning.h"
 
+#include "flotilla/results/Columns.h"
+
 #include <algorithm>
 #include <set>
 
@@ -131,6 +133,12 @@ std::optional<std::string> baseline_failure(const results::CampaignSummary& summ
 WarmStart warm_start_from(const results::CampaignSummary& other, const Settings& settings, const std::string& file) {
   using results::CandidateStatus;
   const bool maximize = other.campaign.direction != "minimize";
+  const auto objectives = results::objectives_text(settings.objectives);
+  if (other.campaign.objectives != objectives)
+    throw ConfigError(fmt::format("{}: [search] warm_start: its objectives are '{}', this campaign's '{}': a warm start "
+                                  "needs the same objectives",
+                                  file, other.campaign.objectives.empty() ? other.campaign.objective : other.campaign.objectives,
+                                  objectives.empty() ? settings.objective : objectives));
   if (other.campaign.objective != settings.objective || maximize != settings.maximize)
     throw ConfigError(fmt::format("{}: [search] warm_start: it optimises {} ({}), this campaign {} ({}): a warm start "
                                   "needs the same objective",
@@ -158,8 +166,12 @@ WarmStart warm_start_from(const results::CampaignSummary& other, const Settings&
     if (failure) {
       o.failure = *failure;
       ++warm.failed;
-    } else {
+    } else if (settings.objectives.empty()) {
       o.loss = {maximize ? -*c.objective : *c.objective};
+    } else {  // several objectives: each one's loss (other.goals are this campaign's, checked above)
+      for (const auto& goal : other.goals)
+        if (const auto v = results::goal_value(c, goal, other.campaign)) o.loss.push_back(goal.maximize ? -*v : *v);
+      if (o.loss.size() != other.goals.size()) continue;  // explored without every objective: says nothing
     }
     warm.observations.push_back(std::move(o));
   }

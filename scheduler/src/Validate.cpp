@@ -477,7 +477,11 @@ void read_objectives(Reader& r, Settings& s) {
   if (auto problem = results::pick_problem(pick->value, s.objectives.size()); !problem.empty())
     throw ConfigError(fmt::format("{}: [intent] pick: {}", pick->where, problem));
   s.pick = results::parse_pick(pick->value, s.objectives.size());
-  if (s.objectives.size() == 1) s.objectives.clear();  // one objective, written the other way
+  if (s.objectives.size() == 1) {  // one objective, written the other way
+    if (pick->where != "default")
+      bad(*pick, "intent.pick", "needs two or more intent.objectives: with one the best verified candidate wins");
+    s.objectives.clear();
+  }
 }
 
 // What several objectives change in the rest of the settings (docs/objectives.md): a target and
@@ -629,6 +633,11 @@ Settings validate(RawValues raw, const std::string& display) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(s.warm_start, ec))
       bad(*warm, "search.warm_start", "is not a file (a finished campaign's results, OTHER.h5)");
+    if (!search::uses_warm_start(s.strategy))
+      bad(*warm, "search.warm_start",
+          fmt::format("is ignored by search.strategy = {}: bayes, bayes-escape, bayes-climb, bandit and parego use a "
+                      "warm start",
+                      s.strategy));
   }
   s.budget = static_cast<std::size_t>(r.integer("search.budget", 0, 100'000'000));  // 0: the baseline alone
   if (s.budget == 0 && !s.baseline)

@@ -101,6 +101,7 @@ namespace {
 struct Entry {
   std::string_view name;
   std::function<std::unique_ptr<Strategy>(const StrategyOptions&, const Space&)> make;
+  bool uses_warm_start = false;  // reads StrategyOptions::warm_start (WarmStart.h)
 };
 // The one list of strategies. Add new ones here (no static self-registration: linkers drop it).
 const std::vector<Entry>& registry() {
@@ -108,16 +109,16 @@ const std::vector<Entry>& registry() {
       {"grid", make_grid_strategy},
       {"random", make_random_strategy},
       {"sobol", make_sobol_strategy},
-      {"bayes", make_bayes_strategy},
+      {"bayes", make_bayes_strategy, true},
       {"genetic", make_genetic_strategy},
       {"annealing", make_annealing_strategy},
       {"local", make_local_strategy},
       {"hyperband", make_hyperband_strategy},
-      {"bandit", make_bandit_strategy},
+      {"bandit", make_bandit_strategy, true},
       {"nsga2", make_nsga2_strategy},
-      {"bayes-escape", make_bayes_escape_strategy},
-      {"parego", make_parego_strategy},
-      {"bayes-climb", make_bayes_climb_strategy},
+      {"bayes-escape", make_bayes_escape_strategy, true},
+      {"parego", make_parego_strategy, true},
+      {"bayes-climb", make_bayes_climb_strategy, true},
   };
   return entries;
 }
@@ -127,6 +128,12 @@ std::unique_ptr<Strategy> make_strategy(const StrategyOptions& options, const Sp
   for (const auto& e : registry())
     if (e.name == options.name) return e.make(options, space);
   throw std::invalid_argument(fmt::format("unknown strategy '{}' (known: {})", options.name, fmt::join(strategy_names(), ", ")));
+}
+
+bool uses_warm_start(std::string_view name) {
+  for (const auto& e : registry())
+    if (e.name == name) return e.uses_warm_start;
+  return false;
 }
 
 std::vector<std::string_view> strategy_names() {

@@ -90,3 +90,29 @@ if twin not in {cfg for cfg, _ in candidates.values()}:
     sys.exit(f"the best candidate at n=512 ({candidates[top][0]}) was never measured at full size")
 print(f"ok: candidates per size {per_size}; {screened} screened, never verified; winner {best['config']} "
       f"verified; the best at n=512 measured at full size ({twin})")
+
+# A budget too small for hyperband to reach the full size: the campaign itself must measure the best
+# candidate of the largest size reached at full size before it ends (origin "fidelity").
+small = os.path.join(work, "small.h5")
+p = subprocess.run([flotilla, "run", config, f"--campaign.results={small}", "--no-live", "--search.budget=10", *extra],
+                   capture_output=True, text=True, timeout=900)
+if p.returncode not in (0, 3):
+    sys.exit(f"flotilla run --search.budget=10: exit {p.returncode}\n{p.stdout}\n{p.stderr}")
+with h5py.File(small, "r") as f:
+    rows = [(int(c["id"]), text(c["config"]), text(c["origin"])) for c in f["candidates"][:]]
+    trials = f["trials"][:]
+medians = {}
+for t in trials:
+    if int(t["kind"]) == EXPLORE and int(t["status"]) == 0:
+        medians.setdefault(int(t["candidate"]), []).append(float(t["objective"]))
+screened_rows = [(i, cfg) for i, cfg, origin in rows if size(cfg) != FULL and i in medians]
+top_size = max(int(size(cfg)) for _, cfg in screened_rows)
+if top_size >= int(FULL):
+    sys.exit("hyperband reached the full size in 10 candidates: this check would prove nothing")
+best_id, best_cfg = max(((i, cfg) for i, cfg in screened_rows if int(size(cfg)) == top_size),
+                        key=lambda r: statistics.median(medians[r[0]]))
+added = [(i, cfg) for i, cfg, origin in rows if origin == "fidelity"]
+want = best_cfg.replace(f"n={top_size}", "n=" + FULL)
+if added != [(len(rows) - 1, want)] or "measuring the best screened candidate at full fidelity" not in p.stderr:
+    sys.exit(f"with budget 10 (largest size reached {top_size}): added {added}, expected [{want}] last")
+print(f"ok: with budget 10 hyperband reached n={top_size} only; the campaign added {want} at full size")

@@ -157,6 +157,16 @@ s, more, _ = check("resumed with budget 32")
 if more <= candidates:
     sys.exit(f"the resumed run proposed nothing new ({more} candidates, {candidates} before)")
 
+# gate = all: every explored candidate is verified, not only the front (as on Slurm, where such a
+# round's evaluations go with its explorations).
+shutil.rmtree(work)
+os.makedirs(work)
+run("--evaluate.gate=all", "--search.budget=8")
+left = [c["id"] for c in summary()["top"] if c["status"] == "explored"]
+if left:
+    sys.exit(f"gate = all left candidates unverified: {left}")
+print("ok: gate = all verifies every explored candidate")
+
 # An objective no run prints: every exploration fails, naming it; nothing can be picked (exit 3).
 shutil.rmtree(work)
 os.makedirs(work)

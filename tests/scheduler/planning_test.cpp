@@ -304,3 +304,29 @@ TEST(WarmStart, OutcomesFailuresAndCandidatesOffTheSpace) {
                            "of this campaign's space (the first, 'x=7': '7' is not a value of parameter 'x')");
   }
 }
+
+// Several objectives: the other campaign must have the same ones; each outcome holds every loss.
+TEST(WarmStart, SeveralObjectivesNeedTheSameObjectivesAndGiveEveryLoss) {
+  Settings s;
+  s.objective = "time_s";
+  s.maximize = false;
+  s.objectives = {{"time_s", false}, {"gflops", true}};
+  s.space.add_parameter(search::parse_parameter("x: int: 1,2,3,4"));
+  results::CampaignSummary other{.campaign = {.objective = "time_s", .direction = "minimize",
+                                              .objectives = "time_s:min,gflops:max"}};
+  other.goals = s.objectives;
+  auto c = explored(1, 2.5);
+  c.metrics = {{"gflops", 8.0}};
+  other.candidates = {c, explored(2, 3.0)};  // the second printed no gflops: left out
+  const auto warm = warm_start_from(other, s, "other.h5");
+  ASSERT_EQ(warm.observations.size(), 1u);
+  EXPECT_EQ(warm.observations[0].loss, (std::vector<double>{2.5, -8.0}));
+  other.campaign.objectives = "time_s:min,joules:min";
+  try {
+    warm_start_from(other, s, "other.h5");
+    ADD_FAILURE() << "other objectives were accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_STREQ(e.what(), "other.h5: [search] warm_start: its objectives are 'time_s:min,joules:min', this "
+                           "campaign's 'time_s:min,gflops:max': a warm start needs the same objectives");
+  }
+}

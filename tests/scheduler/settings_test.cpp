@@ -585,6 +585,17 @@ TEST_F(SettingsTest, SeveralObjectives) {
             std::string::npos);
 }
 
+TEST_F(SettingsTest, WarmStartNeedsAFileAndAStrategyThatUsesIt) {
+  const auto file = write(kValid).string();  // any existing file passes the load-time check
+  EXPECT_EQ(load_settings(write(kValid), {"--search.warm_start=" + file}).warm_start, file);
+  EXPECT_EQ(error_of(kValid, {"--search.warm_start=/no/such.h5"}),
+            "command line: [search] warm_start: '/no/such.h5' is not a file (a finished campaign's results, OTHER.h5)");
+  EXPECT_EQ(error_of(kValid, {"--search.warm_start=" + file, "--search.strategy=grid"}),
+            "command line: [search] warm_start: '" + file +
+                "' is ignored by search.strategy = grid: bayes, bayes-escape, bayes-climb, bandit and parego use a warm "
+                "start");
+}
+
 TEST_F(SettingsTest, Fidelity) {
   const auto f = std::string("flotilla_settings_test.ini");
   const auto with = replace(replace(kValid, "budget = 12", "fidelity = tile_x\nbudget = 12"), "tile_x=32 tile_y=8",

@@ -118,5 +118,7 @@ class Strategy {
 // Throws std::invalid_argument naming the known strategies for an unknown name.
 std::unique_ptr<Strategy> make_strategy(const StrategyOptions& options, const Space& space);
 std::vector<std::string_view> strategy_names();
+// Whether the registered strategy reads StrategyOptions::warm_start (the others ignore it).
+bool uses_warm_start(std::string_view name);
 
 }  // namespace flotilla::search
