@@ -42,23 +42,15 @@
 #include <unordered_set>
 
 #include "Adaptive.h"
+#include "ModelSearch.h"
 #include "Sobol.h"
 #include "WarmStart.h"
 
 namespace flotilla::search {
 namespace {
 
-constexpr std::size_t kScoreAll = 3000;  // unseen feasible configurations scored exhaustively
-constexpr std::size_t kSample = 500;     // otherwise: uniform candidates per proposal
-constexpr std::size_t kElite = 5;        // incumbents whose neighbourhoods join the global pool
-constexpr std::size_t kMutations = 30;   // mutations per incumbent
-constexpr double kReselectGrowth = 1.2;  // re-choose GP hyperparameters as the data grows by 20%
+// The pools, the GP's subset and the believer are ModelSearch.h's (shared with parego).
 constexpr double kLocalBias = 10.0;      // how much more a global candidate must promise
-constexpr double kFailurePower = 2.0;    // a failed evaluation is wasted: weigh the risk twice
-// The GP costs O(n^3) per proposal: on long campaigns it sees the kModelBest best successes,
-// kModelRest others spread evenly over the rest (the shape of the bad regions), and the most
-// recent kModelFailed failures.
-constexpr std::size_t kModelBest = 200, kModelRest = 100, kModelFailed = 100;
 // bayes-escape and bayes-climb: stalled after this many evaluations per parameter without a gain.
 constexpr std::size_t kStall = 2, kStallMin = 10;
 // bayes-climb: while stalled, one proposal in kClimbShare is the climb's, the others the
@@ -183,92 +175,34 @@ class BayesStrategy final : public AdaptiveStrategy {
     return start->first;
   }
 
-  void fit(std::vector<std::size_t> good) {
+  // The GP on this run's successes, believing pending and failed configurations (ModelSearch.h).
+  void fit(const std::vector<std::size_t>& good) {
     const std::size_t successes = good.size();
-    if (good.size() > kModelBest + kModelRest) {
-      std::vector<std::size_t> kept(good.begin(), good.begin() + kModelBest);
-      const double stride = static_cast<double>(good.size() - kModelBest) / kModelRest;
-      for (std::size_t k = 0; k < kModelRest; ++k) kept.push_back(good[kModelBest + static_cast<std::size_t>(k * stride)]);
-      good = std::move(kept);
-    }
     std::vector<Point> x;
     std::vector<double> losses;
-    for (auto i : good) {
+    for (auto i : model::model_subset(good)) {
       x.push_back(m_encoding.point(history()[i].config));
       losses.push_back(loss(i));
     }
-    bool select = static_cast<double>(successes) >= kReselectGrowth * static_cast<double>(m_selected_at);
+    const bool select = static_cast<double>(successes) >= model::kReselectGrowth * static_cast<double>(m_selected_at);
     if (select) m_selected_at = successes;
-    auto y = transform_losses(losses);
-    const double worst = *std::max_element(y.begin(), y.end());
-    m_gp.fit(std::move(x), y, select);
-    std::vector<Point> believed;
-    std::vector<double> values;
-    auto believe = [&](const Configuration& c, double at_least) {
-      believed.push_back(m_encoding.point(c));
-      values.push_back(std::max(m_gp.predict(believed.back()).mean, at_least));
-    };
-    for (const auto& c : pending()) believe(c, -INFINITY);
-    std::size_t failed = 0;
-    for (auto o = history().rbegin(); o != history().rend() && failed < kModelFailed; ++o)
-      if (o->failed()) believe(o->config, worst), ++failed;
-    m_gp.extend(believed, values);
+    model::fit_believing(m_gp, m_encoding, std::move(x), transform_losses(losses), select, pending(), history());
   }
 
-  // The best candidate of a pool and its score, or nullopt for an empty pool. Exact, but
-  // pruned: the mean with a bound of the standard deviation bounds a candidate's expected
-  // improvement (it grows with the deviation), and the chance of not failing is at most 1, so
-  // the full O(n^2) prediction and the failure model are consulted best bound first, until
-  // no bound can beat the best score found.
+  // The best candidate of a pool and its score, or nullopt for an empty pool (ModelSearch.h);
   // `reference` is the target to improve on (the best seen, unless a climb's centre).
   std::optional<std::pair<Configuration, double>> acquire(std::vector<Configuration> pool, std::optional<double> reference = {}) {
-    if (pool.empty()) return std::nullopt;
-    const double best = reference.value_or(m_gp.best_target());
-    std::vector<Point> points(pool.size());
-    std::vector<std::vector<double>> cross(pool.size());
-    std::vector<std::pair<double, std::size_t>> bounds;
-    for (std::size_t i = 0; i < pool.size(); ++i) {
-      points[i] = m_encoding.point(pool[i]);
-      cross[i] = m_gp.cross(points[i]);
-      bounds.emplace_back(expected_improvement(best, m_gp.mean_from(cross[i]), m_gp.sd_bound_from(cross[i])), i);
-    }
-    std::sort(bounds.begin(), bounds.end(),
-              [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
-    double top = -1;
-    std::size_t chosen = bounds.front().second;
-    for (const auto& [bound, i] : bounds) {
-      if (bound <= top) break;
-      auto prediction = m_gp.predict_from(std::move(cross[i]));
-      double score = expected_improvement(best, prediction.mean, prediction.sd);
-      if (m_failures.any_failure() && score > top) score *= std::pow(1.0 - m_failures.p_fail(points[i]), kFailurePower);
-      if (score > top) top = score, chosen = i;
-    }
-    return std::pair{pool[chosen], top};
+    return model::acquire(m_gp, m_encoding, m_failures, std::move(pool), reference);
   }
 
   std::vector<Configuration> candidates() {
-    std::vector<Configuration> pool;
-    std::unordered_set<Configuration, ConfigurationHash> in_pool;
-    auto add = [&](Configuration c) {
-      if (fresh(c) && in_pool.insert(c).second) pool.push_back(std::move(c));
-    };
-    if (const auto* all = space().feasible_indices()) {
-      if (all->size() <= kScoreAll + history().size()) {
-        for (auto index : *all) add(space().grid_point(index));
-        return pool;
-      }
-      for (std::size_t i = 0; i < 3 * kSample && pool.size() < kSample; ++i)
-        add(space().grid_point((*all)[m_rng.index(all->size())]));
-    } else {
-      for (std::size_t i = 0; i < 20 * kSample && pool.size() < kSample; ++i) add(m_encoding.random(m_rng));
+    std::vector<Configuration> elite;
+    for (auto i : ranked()) {
+      if (elite.size() == model::kElite) break;
+      elite.push_back(history()[i].config);
     }
-    auto good = ranked();
-    for (std::size_t e = 0; e < std::min(kElite, good.size()); ++e) {
-      const auto& incumbent = history()[good[e]].config;
-      for (auto& n : m_encoding.neighbours(incumbent, false)) add(std::move(n));
-      for (std::size_t m = 0; m < kMutations; ++m) add(m_encoding.mutate(incumbent, 0.3, m_rng));
-    }
-    return pool;
+    return model::candidate_pool(space(), m_encoding, m_rng, history().size(), elite,
+                                 [this](const Configuration& c) { return fresh(c); });
   }
 
   GaussianProcess m_gp;

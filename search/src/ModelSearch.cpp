@@ -60,9 +60,10 @@ std::vector<Configuration> candidate_pool(const Space& space, const Encoding& en
 // 1, so the full O(n^2) prediction and the failure model are consulted best bound first, until
 // no bound can beat the best score found.
 std::optional<std::pair<Configuration, double>> acquire(const GaussianProcess& gp, const Encoding& encoding,
-                                                        const FailureModel& failures, std::vector<Configuration> pool) {
+                                                        const FailureModel& failures, std::vector<Configuration> pool,
+                                                        std::optional<double> reference) {
   if (pool.empty()) return std::nullopt;
-  const double best = gp.best_target();
+  const double best = reference.value_or(gp.best_target());
   std::vector<Point> points(pool.size());
   std::vector<std::vector<double>> cross(pool.size());
   std::vector<std::pair<double, std::size_t>> bounds;

@@ -3,9 +3,7 @@
 // configurations (the kriging believer), the pool of candidates, and the pruned acquisition by
 // expected improvement times the chance of not failing.
 //
-// These are BayesStrategy.cpp's pieces as free functions, used by `parego`; `bayes` keeps its
-// own member copies for now (its file is being edited in parallel), and can call these
-// unchanged: they draw from the Rng in the same order.
+// `bayes` (and its variants) and `parego` both call these.
 // Invariants: the GP never sees a failure's value (failed configurations are believed to be what
 // it predicts, no better than the worst target); the pool holds only fresh configurations, each
 // once; acquire() returns the pool's best score exactly (the pruning only skips candidates whose
@@ -49,9 +47,10 @@ void fit_believing(GaussianProcess& gp, const Encoding& encoding, std::vector<Po
 std::vector<Configuration> candidate_pool(const Space& space, const Encoding& encoding, Rng& rng, std::size_t told,
                                           const std::vector<Configuration>& elite, const Fresh& fresh);
 
-// The pool's best candidate by expected improvement below the GP's best target times
-// (1 - p_fail)^kFailurePower, and its score; nullopt for an empty pool.
+// The pool's best candidate by expected improvement below `reference` (default: the GP's best
+// target) times (1 - p_fail)^kFailurePower, and its score; nullopt for an empty pool.
 std::optional<std::pair<Configuration, double>> acquire(const GaussianProcess& gp, const Encoding& encoding,
-                                                        const FailureModel& failures, std::vector<Configuration> pool);
+                                                        const FailureModel& failures, std::vector<Configuration> pool,
+                                                        std::optional<double> reference = std::nullopt);
 
 }  // namespace flotilla::search::model
