@@ -475,8 +475,9 @@ class Campaign:
             return values.iloc[0:0] if values is not None else frame.iloc[0:0]
         signs = np.array([1.0 if maximize else -1.0 for _, maximize in self.goals])
         v = values.to_numpy() * signs  # higher is better on every column
-        keep = [not any((v[j] >= v[i]).all() and (v[j] > v[i]).any() for j in range(len(v)) if j != i)
-                for i in range(len(v))]
+        # Row i is kept unless some row is at least as good everywhere and better somewhere
+        # (one numpy comparison per row, not per pair; a row never dominates itself).
+        keep = [not ((v >= v[i]).all(axis=1) & (v > v[i]).any(axis=1)).any() for i in range(len(v))]
         front = values[keep]
         first, first_max = self.goals[0][0], self.goals[0][1]
         return front.sort_values(first, ascending=not first_max, kind="stable")
