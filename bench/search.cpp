@@ -30,6 +30,7 @@
 
 #include "flotilla/search/Replay.h"
 #include "flotilla/search/Strategy.h"
+#include "search_bar.h"
 #include "search_random_exact.h"
 
 using namespace flotilla::search;
@@ -44,6 +45,7 @@ struct Figures {
   double mean[3] = {0, 0, 0};
   double p90[3] = {0, 0, 0};    // the worst decile's edge (linear interpolation, as numpy's default)
   double to_5pct = INFINITY, to_1pct = INFINITY;  // median evaluations (inf: not within budget)
+  std::vector<double> repeats[3];  // best/opt of each repeat at each budget (empty: exact random sampling)
 };
 
 Figures figures_of(const ReplayResult& result) {
@@ -53,6 +55,7 @@ Figures figures_of(const ReplayResult& result) {
     // optimum (ratio_stats, for the replay report, leaves it out and counts it instead).
     std::vector<double> ratios;
     for (const auto& run : result.runs) ratios.push_back(result.ratio(run, kBudgets[b]));
+    f.repeats[b] = ratios;
     std::sort(ratios.begin(), ratios.end());
     const auto n = ratios.size();
     f.ratio[b] = n % 2 ? ratios[n / 2] : 0.5 * (ratios[n / 2 - 1] + ratios[n / 2]);
@@ -109,6 +112,39 @@ std::map<std::string, ReplayResult> read_optuna(FILE* pipe, const std::map<std::
       r.runs.push_back(std::move(rr));
     }
     out.emplace(it->first, std::move(r));
+  }
+  return out;
+}
+
+// Issue 20's bar (search_bar.h): the default at least as good as every other row, by the mean
+// and the p90, at every budget on every space; each miss with a bootstrap interval.
+nlohmann::ordered_json print_bar(const std::map<std::string, std::map<std::string, Figures>>& table, const std::string& candidate) {
+  flotilla::bench::BarCells cells;
+  for (const auto& [id, by_strategy] : table) {
+    auto& by_budget = cells[id];
+    by_budget.resize(3);
+    for (const auto& [name, f] : by_strategy)
+      for (int b = 0; b < 3; ++b) {
+        flotilla::bench::RowSample row{.repeats = f.repeats[b]};
+        if (f.repeats[b].empty()) row.exact_mean = f.mean[b], row.exact_p90 = f.p90[b];  // exact random sampling
+        by_budget[b][name] = std::move(row);
+      }
+  }
+  const auto result = flotilla::bench::judge_bar(cells, {kBudgets[0], kBudgets[1], kBudgets[2]}, candidate);
+  const auto& misses = result.misses;
+  const std::size_t cells_judged = result.cells, significant = result.significant();
+  std::cout << fmt::format("\nthe bar for '{}': at least as good as every other row by the mean and the p90 at 50/100/200 on every space\n"
+                           "  met in {} of {} cells; {} misses, {} of them significant (90% bootstrap interval of the difference above 0)\n",
+                           candidate, cells_judged - misses.size(), cells_judged, misses.size(), significant);
+  nlohmann::ordered_json out = {{"strategy", candidate}, {"cells", cells_judged}, {"met", cells_judged - misses.size()},
+                                {"significant_misses", significant}, {"misses", nlohmann::ordered_json::array()}};
+  for (const auto& m : misses) {
+    const char* stat = m.stat == flotilla::bench::Statistic::mean ? "mean" : "p90";
+    std::cout << fmt::format("  {:<22} {:>4}@{:<3} {:.4f} vs {} {:.4f}: {:+.4f} [{:+.4f}, {:+.4f}]{}\n", m.space, stat, m.budget, m.value,
+                             m.best_other, m.other_value, m.value - m.other_value, m.low, m.high, m.significant() ? "  significant" : "");
+    out["misses"].push_back({{"space", m.space}, {"budget", m.budget}, {"statistic", stat}, {"value", m.value},
+                             {"best_other", m.best_other}, {"other_value", m.other_value}, {"interval", {m.low, m.high}},
+                             {"significant", m.significant()}});
   }
   return out;
 }
@@ -243,6 +279,7 @@ int main(int argc, char** argv) {
   json["default"] = default_strategy;
   json["default_beats_random_everywhere"] = beats_random;
   json["default_beats_optuna_median"] = beats_optuna;
+  if (ran_default) json["bar"] = print_bar(table, default_strategy);
   std::cout << json.dump() << '\n';
   return 0;
 }

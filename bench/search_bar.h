@@ -1,0 +1,122 @@
+// search_bar.h — issue 20's bar for the default strategy, judged cell by cell: on every space,
+// at 50, 100 and 200 evaluations, by the mean and by the worst decile's edge (p90) of
+// best-found / optimum over the repeats, the default must be at least as good as every other
+// row of the bench (every flotilla strategy run, Optuna TPE, exact random sampling).
+//
+// A miss is reported with the best other row and a 90% bootstrap interval of the difference
+// (default − best other): each row's repeats resampled with replacement, independently (the
+// strategies share seeds but not paths, so there is nothing to pair). A miss whose interval
+// lies above 0 is "significant": the repeats say the other row is better, not only luck. Exact
+// random sampling has no repeats: its figure is a constant. Pure functions: bench/search.cpp
+// does the printing.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace flotilla::bench {
+
+enum class Statistic { mean, p90 };
+
+// The mean, or the 90th percentile interpolated between order statistics as numpy's default.
+// A repeat that found nothing valid is +inf: it makes the mean infinite, and the p90 once it is
+// among the worst tenth.
+inline double statistic(std::vector<double> values, Statistic which) {
+  if (values.empty()) return INFINITY;
+  if (which == Statistic::mean) {
+    double sum = 0;
+    for (double v : values) sum += v;
+    return sum / static_cast<double>(values.size());
+  }
+  std::sort(values.begin(), values.end());
+  const auto n = values.size();
+  const double pos = 0.9 * static_cast<double>(n - 1);
+  const auto lo = static_cast<std::size_t>(pos);
+  const auto hi = std::min(lo + 1, n - 1);
+  if (std::isinf(values[hi])) return values[hi];
+  return values[lo] + (pos - static_cast<double>(lo)) * (values[hi] - values[lo]);
+}
+
+// One row of a cell: the repeats' best/optimum, or the exact mean and p90 (random-exact).
+struct RowSample {
+  std::vector<double> repeats;
+  std::optional<double> exact_mean, exact_p90;
+  std::optional<double> exact(Statistic which) const { return which == Statistic::mean ? exact_mean : exact_p90; }
+  double value(Statistic which) const { return exact(which) ? *exact(which) : statistic(repeats, which); }
+};
+
+struct BarMiss {
+  std::string space;
+  std::size_t budget = 0;
+  Statistic stat = Statistic::mean;
+  double value = 0;            // the default's
+  std::string best_other;      // the row with the best figure
+  double other_value = 0;
+  double low = 0, high = 0;    // 90% bootstrap interval of value − other_value
+  bool significant() const { return low > 0; }
+};
+
+inline double difference(double a, double b) { return std::isinf(a) && std::isinf(b) ? 0.0 : a - b; }
+
+// The 90% percentile-bootstrap interval of stat(a) − stat(b), `draws` resamples, fixed seed.
+inline std::pair<double, double> bootstrap_difference(const RowSample& a, const RowSample& b, Statistic which,
+                                                      std::size_t draws = 2000, std::uint64_t seed = 20261203) {
+  std::mt19937_64 rng(seed);
+  auto resample = [&](const RowSample& row) {
+    if (row.exact(which)) return *row.exact(which);
+    std::vector<double> drawn(row.repeats.size());
+    for (auto& v : drawn) v = row.repeats[rng() % row.repeats.size()];
+    return statistic(std::move(drawn), which);
+  };
+  std::vector<double> diffs;
+  for (std::size_t k = 0; k < draws; ++k) {
+    const double da = resample(a);
+    diffs.push_back(difference(da, resample(b)));
+  }
+  std::sort(diffs.begin(), diffs.end());
+  auto at = [&](double q) { return diffs[static_cast<std::size_t>(q * static_cast<double>(diffs.size() - 1))]; };
+  return {at(0.05), at(0.95)};
+}
+
+// Every cell where `fallback` is not at least as good as every other row (ties within
+// `tolerance`, for floating-point noise only). `cells[space][budget index][row]`.
+struct BarResult {
+  std::size_t cells = 0;  // spaces × budgets × 2 statistics
+  std::vector<BarMiss> misses;
+  std::size_t significant() const {
+    return static_cast<std::size_t>(std::count_if(misses.begin(), misses.end(), [](const BarMiss& m) { return m.significant(); }));
+  }
+};
+
+using BarCells = std::map<std::string, std::vector<std::map<std::string, RowSample>>>;
+
+inline BarResult judge_bar(const BarCells& cells, const std::vector<std::size_t>& budgets, const std::string& candidate,
+                           double tolerance = 1e-9) {
+  BarResult result;
+  for (const auto& [space, by_budget] : cells)
+    for (std::size_t b = 0; b < by_budget.size() && b < budgets.size(); ++b) {
+      const auto& rows = by_budget[b];
+      auto mine = rows.find(candidate);
+      if (mine == rows.end()) continue;
+      for (auto which : {Statistic::mean, Statistic::p90}) {
+        ++result.cells;
+        const double value = mine->second.value(which);
+        const std::string* best = nullptr;
+        double best_value = INFINITY;
+        for (const auto& [name, row] : rows)
+          if (name != candidate && row.value(which) < best_value) best_value = row.value(which), best = &name;
+        if (!best || !(value > best_value + tolerance)) continue;
+        auto [low, high] = bootstrap_difference(mine->second, rows.at(*best), which);
+        result.misses.push_back({space, budgets[b], which, value, *best, best_value, low, high});
+      }
+    }
+  return result;
+}
+
+}  // namespace flotilla::bench
