@@ -2,8 +2,8 @@
 // and Optuna's TPE sampler run on the same spaces in the same run.
 //
 // usage: search_bench [SPACES_DIR] [--repeats N] [--seed S] [--batch B] [--strategies a,b]
-//                     [--default NAME] [--spaces id1,id2] [--optuna-repeats N] [--no-optuna]
-//                     [--optuna-lines FILE]
+//                     [--default NAME] [--bar a,b] [--spaces id1,id2] [--optuna-repeats N]
+//                     [--no-optuna] [--optuna-lines FILE]
 // SPACES_DIR (default ../shared/data/spaces, relative to the working directory) holds
 // <id>.csv tables (README of that folder); nothing else is read, so the bench runs on any
 // folder of recorded spaces. Each repeat runs to the largest budget and is read off at every
@@ -17,7 +17,8 @@
 // FILE instead (what `optuna_tpe.py SPACES_DIR --repeats N --seed S [--spaces id]` printed, for
 // instance run per space in parallel): the same seeds give the same lines. Figures: median over
 // repeats of best-found/optimum, and median evaluations until within 5% and 1% of the
-// optimum; the mean and the worst decile's edge (p90) of best-found/optimum. Ends with one JSON line.
+// optimum; the mean and the worst decile's edge (p90) of best-found/optimum; issue 20's bar
+// (search_bar.h) for the default, or for each strategy --bar names. Ends with one JSON line.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -158,7 +159,7 @@ int main(int argc, char** argv) {
   std::string default_strategy = "bayes";
   bool optuna = true;
   std::string optuna_lines;
-  std::vector<std::string> strategies, only;
+  std::vector<std::string> strategies, only, bar;  // bar: whose cells to judge (default: the default)
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
@@ -166,6 +167,10 @@ int main(int argc, char** argv) {
     else if (a == "--seed") seed = std::stoull(value());
     else if (a == "--batch") batch = std::stoul(value());
     else if (a == "--default") default_strategy = value();
+    else if (a == "--bar") {
+      std::istringstream in(value());
+      for (std::string s; std::getline(in, s, ',');) bar.push_back(s);
+    }
     else if (a == "--no-optuna") optuna = false;
     else if (a == "--optuna-repeats") optuna_repeats = std::stoul(value());
     else if (a == "--optuna-lines") optuna_lines = value();
@@ -279,7 +284,10 @@ int main(int argc, char** argv) {
   json["default"] = default_strategy;
   json["default_beats_random_everywhere"] = beats_random;
   json["default_beats_optuna_median"] = beats_optuna;
-  if (ran_default) json["bar"] = print_bar(table, default_strategy);
+  if (bar.empty()) bar.push_back(default_strategy);
+  for (const auto& name : bar)
+    if (json["median_over_spaces"].contains(name)) json["bar"][name] = print_bar(table, name);
+    else std::cout << fmt::format("\nthe bar: '{}' was not among the strategies run\n", name);
   std::cout << json.dump() << '\n';
   return 0;
 }

@@ -633,11 +633,15 @@ Settings validate(RawValues raw, const std::string& display) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(s.warm_start, ec))
       bad(*warm, "search.warm_start", "is not a file (a finished campaign's results, OTHER.h5)");
-    if (!search::uses_warm_start(s.strategy))
+    if (!search::uses_warm_start(s.strategy)) {
+      std::vector<std::string_view> users;  // from the registry, so a new strategy is named too
+      for (auto name : search::strategy_names())
+        if (search::uses_warm_start(name)) users.push_back(name);
+      const auto last = users.back();
+      users.pop_back();
       bad(*warm, "search.warm_start",
-          fmt::format("is ignored by search.strategy = {}: bayes, bayes-escape, bayes-climb, bandit and parego use a "
-                      "warm start",
-                      s.strategy));
+          fmt::format("is ignored by search.strategy = {}: {} and {} use a warm start", s.strategy, fmt::join(users, ", "), last));
+    }
   }
   s.budget = static_cast<std::size_t>(r.integer("search.budget", 0, 100'000'000));  // 0: the baseline alone
   if (s.budget == 0 && !s.baseline)

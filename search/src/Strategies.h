@@ -15,6 +15,7 @@ std::unique_ptr<Strategy> make_sobol_strategy(const StrategyOptions& options, co
 std::unique_ptr<Strategy> make_bayes_strategy(const StrategyOptions& options, const Space& space);
 std::unique_ptr<Strategy> make_bayes_escape_strategy(const StrategyOptions& options, const Space& space);
 std::unique_ptr<Strategy> make_bayes_climb_strategy(const StrategyOptions& options, const Space& space);
+std::unique_ptr<Strategy> make_bayes_local_strategy(const StrategyOptions& options, const Space& space);
 std::unique_ptr<Strategy> make_genetic_strategy(const StrategyOptions& options, const Space& space);
 std::unique_ptr<Strategy> make_annealing_strategy(const StrategyOptions& options, const Space& space);
 std::unique_ptr<Strategy> make_local_strategy(const StrategyOptions& options, const Space& space);

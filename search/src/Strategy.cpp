@@ -119,6 +119,7 @@ const std::vector<Entry>& registry() {
       {"bayes-escape", make_bayes_escape_strategy, true},
       {"parego", make_parego_strategy, true},
       {"bayes-climb", make_bayes_climb_strategy, true},
+      {"bayes-local", make_bayes_local_strategy, true},
   };
   return entries;
 }

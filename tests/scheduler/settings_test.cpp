@@ -130,7 +130,7 @@ TEST_F(SettingsTest, ErrorsNameFileLineSectionAndKey) {
 TEST_F(SettingsTest, RegistryNamesAreChecked) {
   EXPECT_EQ(error_of(kValid, {"--search.strategy=simplex"}),
             "command line: [search] strategy: 'simplex' is not one of: grid, random, sobol, bayes, genetic, "
-            "annealing, local, hyperband, bandit, nsga2, bayes-escape, parego, bayes-climb");
+            "annealing, local, hyperband, bandit, nsga2, bayes-escape, parego, bayes-climb, bayes-local");
   EXPECT_EQ(error_of(kValid + std::string("[resources]\nbackend = pbs\n")),
             "flotilla_settings_test.ini:24: [resources] backend: 'pbs' is not one of: local, mpi, slurm");
 }
@@ -592,8 +592,8 @@ TEST_F(SettingsTest, WarmStartNeedsAFileAndAStrategyThatUsesIt) {
             "command line: [search] warm_start: '/no/such.h5' is not a file (a finished campaign's results, OTHER.h5)");
   EXPECT_EQ(error_of(kValid, {"--search.warm_start=" + file, "--search.strategy=grid"}),
             "command line: [search] warm_start: '" + file +
-                "' is ignored by search.strategy = grid: bayes, bayes-escape, bayes-climb, bandit and parego use a warm "
-                "start");
+                "' is ignored by search.strategy = grid: bayes, bandit, bayes-escape, parego, bayes-climb and bayes-local "
+                "use a warm start");
 }
 
 TEST_F(SettingsTest, Fidelity) {

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "Rng.h"
 #include "flotilla/search/Strategy.h"
 #include "search_test_util.h"
 
@@ -305,6 +306,62 @@ TEST(BayesClimb, ClimbsAroundItsOwnCentreWhenStalled) {
   EXPECT_GE(steps, 15u);  // of 25 climb turns
 }
 
+// bayes-local proposes exactly what bayes does until stalled for 2 x 4 parameters (at least
+// 10) evaluations without a gain; then every other proposal is local's, local having been told
+// every outcome and kept away from bayes' proposals (and bayes from local's). Checked against a
+// bayes and a local run in lockstep beside it, with the seeds it gives them.
+TEST(BayesLocal, ProposesAsBayesUntilStalledThenRelaysLocalEveryOtherTurn) {
+  auto space = test::structured_space();
+  auto relay = make_strategy({.name = "bayes-local", .seed = 6, .maximize = false}, space);
+  auto model = make_strategy({.name = "bayes", .seed = 6, .maximize = false}, space);
+  auto helper = make_strategy({.name = "local", .seed = mix_seed(6, 200), .maximize = false}, space);
+  // The first result is never beaten, so the search stalls after 10 more evaluations.
+  auto value = [](const Configuration& c, bool first) { return first ? 1.0 : 2.0 + 0.01 * c[0]; };
+  std::size_t relayed = 0;
+  for (std::size_t told = 0; told < 61; ++told) {
+    auto batch = relay->ask(1);
+    ASSERT_EQ(batch.size(), 1u);
+    const bool helpers_turn = told >= 11 && (told - 11) % 2 == 0;
+    auto& source = helpers_turn ? helper : model;
+    auto expected = source->ask(1);
+    ASSERT_EQ(expected.size(), 1u);
+    (helpers_turn ? model : helper)->reserve(expected.front());
+    EXPECT_EQ(space.to_text(expected.front()), space.to_text(batch.front()))
+        << (helpers_turn ? "local's" : "bayes'") << " turn, ask after " << told << " outcomes";
+    relayed += helpers_turn;
+    const double v = value(batch.front(), told == 0);
+    for (auto* s : {relay.get(), model.get(), helper.get()}) s->tell(batch.front(), v);
+  }
+  EXPECT_EQ(relayed, 25u);
+}
+
+// A gain ends the stall: after the helper finds a better configuration, bayes proposes alone
+// again for another 10 evaluations.
+TEST(BayesLocal, AGainEndsTheStall) {
+  auto space = test::structured_space();
+  auto relay = make_strategy({.name = "bayes-local", .seed = 3, .maximize = false}, space);
+  auto model = make_strategy({.name = "bayes", .seed = 3, .maximize = false}, space);
+  auto helper = make_strategy({.name = "local", .seed = mix_seed(3, 200), .maximize = false}, space);
+  double best = 1.0;
+  std::size_t last_gain = 1, turn = 0;
+  for (std::size_t told = 0; told < 60; ++told) {
+    auto batch = relay->ask(1);
+    ASSERT_EQ(batch.size(), 1u);
+    const bool helpers_turn = told >= last_gain + 10 && turn++ % 2 == 0;
+    auto& source = helpers_turn ? helper : model;
+    auto expected = source->ask(1);
+    ASSERT_EQ(expected.size(), 1u);
+    (helpers_turn ? model : helper)->reserve(expected.front());
+    ASSERT_EQ(space.to_text(expected.front()), space.to_text(batch.front())) << "ask after " << told << " outcomes";
+    // The helper's 2nd and 4th proposals improve the best; nothing else does.
+    double v = told == 0 ? 1.0 : 2.0;
+    if (helpers_turn && (turn == 3 || turn == 7)) v = best - 0.1;
+    if (v < best) best = v, last_gain = told + 1;
+    for (auto* s : {relay.get(), model.get(), helper.get()}) s->tell(batch.front(), v);
+  }
+  EXPECT_LT(best, 0.85);  // both gains happened
+}
+
 TEST(Registry, UnknownNameListsKnownOnes) {
   auto space = small_space();
   try {
@@ -313,7 +370,7 @@ TEST(Registry, UnknownNameListsKnownOnes) {
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(),
                  "unknown strategy 'telepathy' (known: grid, random, sobol, bayes, genetic, annealing, local, hyperband, "
-                 "bandit, nsga2, bayes-escape, parego, bayes-climb)");
+                 "bandit, nsga2, bayes-escape, parego, bayes-climb, bayes-local)");
   }
 }
 
