@@ -44,7 +44,7 @@ constexpr std::size_t kBudgets[] = {50, 100, 200};
 struct Figures {
   double ratio[3] = {0, 0, 0};  // median best/opt at each budget
   double mean[3] = {0, 0, 0};
-  double p90[3] = {0, 0, 0};    // the worst decile's edge (linear interpolation, as numpy's default)
+  double p90[3] = {0, 0, 0};    // the worst decile's edge (search_bar.h: interpolated as numpy's default)
   double to_5pct = INFINITY, to_1pct = INFINITY;  // median evaluations (inf: not within budget)
   std::vector<double> repeats[3];  // best/opt of each repeat at each budget (empty: exact random sampling)
 };
@@ -57,16 +57,11 @@ Figures figures_of(const ReplayResult& result) {
     std::vector<double> ratios;
     for (const auto& run : result.runs) ratios.push_back(result.ratio(run, kBudgets[b]));
     f.repeats[b] = ratios;
+    f.mean[b] = flotilla::bench::statistic(ratios, flotilla::bench::Statistic::mean);
+    f.p90[b] = flotilla::bench::statistic(ratios, flotilla::bench::Statistic::p90);  // as the bar judges it
     std::sort(ratios.begin(), ratios.end());
     const auto n = ratios.size();
     f.ratio[b] = n % 2 ? ratios[n / 2] : 0.5 * (ratios[n / 2 - 1] + ratios[n / 2]);
-    double sum = 0;
-    for (double r : ratios) sum += r;
-    f.mean[b] = sum / static_cast<double>(n);
-    const double pos = 0.9 * static_cast<double>(n - 1);
-    const auto lo = static_cast<std::size_t>(pos);
-    const auto hi = std::min(lo + 1, n - 1);
-    f.p90[b] = std::isinf(ratios[hi]) ? ratios[hi] : ratios[lo] + (pos - static_cast<double>(lo)) * (ratios[hi] - ratios[lo]);
   }
   f.to_5pct = median_evaluations_to(result, 0.05).value_or(INFINITY);
   f.to_1pct = median_evaluations_to(result, 0.01).value_or(INFINITY);
