@@ -65,7 +65,9 @@ class RelayStrategy final : public Strategy {
       if (o.failed()) s->tell(o.config, o.failure);
       else s->tell(o.config, options().maximize ? -o.loss.front() : o.loss.front());
     }
-    if (index + 1 < history().size()) {  // told again (a rollback): the best may have gone
+    const bool retold = history().size() == m_told;  // told again (a rollback): the best may have gone
+    m_told = history().size();
+    if (retold) {
       m_best.reset();
       for (const auto& h : history())
         if (!h.failed() && (!m_best || h.loss.front() < *m_best)) m_best = h.loss.front();
@@ -78,6 +80,7 @@ class RelayStrategy final : public Strategy {
   std::unique_ptr<Strategy> m_model, m_helper;
   std::size_t m_stall = kStallMin;
   std::size_t m_last_gain = 0;  // history size when the best last improved
+  std::size_t m_told = 0;       // history size at the last outcome (unchanged: one told again)
   std::size_t m_turn = 0;       // takes turns between the helper and the model while stalled
   std::optional<double> m_best;
 };

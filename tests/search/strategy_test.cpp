@@ -362,6 +362,35 @@ TEST(BayesLocal, AGainEndsTheStall) {
   EXPECT_LT(best, 0.85);  // both gains happened
 }
 
+// A rollback of the best (told again as failed) takes its value out of the stall's reckoning:
+// the next result better than what is left is a gain, and bayes proposes alone again.
+TEST(BayesLocal, ARolledBackBestNoLongerHoldsTheStall) {
+  auto space = test::structured_space();
+  auto relay = make_strategy({.name = "bayes-local", .seed = 4, .maximize = false}, space);
+  auto model = make_strategy({.name = "bayes", .seed = 4, .maximize = false}, space);
+  auto helper = make_strategy({.name = "local", .seed = mix_seed(4, 200), .maximize = false}, space);
+  std::optional<Configuration> first;
+  std::size_t last_gain = 1, turn = 0;
+  for (std::size_t told = 0; told < 40; ++told) {
+    if (told == 15)  // stalled since 11: the first (best) configuration fails verification
+      for (auto* s : {relay.get(), model.get(), helper.get()}) s->tell(*first, std::nullopt);
+    auto batch = relay->ask(1);
+    ASSERT_EQ(batch.size(), 1u);
+    const bool helpers_turn = told >= last_gain + 10 && turn++ % 2 == 0;
+    auto& source = helpers_turn ? helper : model;
+    auto expected = source->ask(1);
+    ASSERT_EQ(expected.size(), 1u);
+    (helpers_turn ? model : helper)->reserve(expected.front());
+    ASSERT_EQ(space.to_text(expected.front()), space.to_text(batch.front())) << "ask after " << told << " outcomes";
+    // 1.0 first, then 2.0, but 1.5 for the first proposal after the rollback: a gain over what is left.
+    const double v = told == 0 ? 1.0 : told == 15 ? 1.5 : 2.0;
+    if (told == 0) first = batch.front();
+    if (told == 15) last_gain = told + 1;
+    for (auto* s : {relay.get(), model.get(), helper.get()}) s->tell(batch.front(), v);
+  }
+  EXPECT_GE(turn, 10u);  // stalled before the rollback and again 10 evaluations after its gain
+}
+
 TEST(Registry, UnknownNameListsKnownOnes) {
   auto space = small_space();
   try {
