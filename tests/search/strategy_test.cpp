@@ -306,31 +306,45 @@ TEST(BayesClimb, ClimbsAroundItsOwnCentreWhenStalled) {
   EXPECT_GE(steps, 15u);  // of 25 climb turns
 }
 
+// bayes-local beside a bayes and a local run with the seeds it gives them, kept in lockstep:
+// each step asks the relay and whichever of the two has the turn (reserving its proposal in the
+// other, as the relay does), and every outcome is told to all three.
+struct RelayInLockstep {
+  explicit RelayInLockstep(std::uint64_t seed)
+      : relay(make_strategy({.name = "bayes-local", .seed = seed, .maximize = false}, space)),
+        model(make_strategy({.name = "bayes", .seed = seed, .maximize = false}, space)),
+        helper(make_strategy({.name = "local", .seed = mix_seed(seed, 200), .maximize = false}, space)) {}
+  // The relay's proposal, then the one that has the turn.
+  std::pair<std::vector<Configuration>, std::vector<Configuration>> ask(bool helpers_turn) {
+    auto proposed = relay->ask(1);
+    auto expected = (helpers_turn ? helper : model)->ask(1);
+    if (!expected.empty()) (helpers_turn ? model : helper)->reserve(expected.front());
+    return {std::move(proposed), std::move(expected)};
+  }
+  void tell(const Configuration& c, std::optional<double> v) {
+    for (auto* s : {relay.get(), model.get(), helper.get()}) s->tell(c, v);
+  }
+  Space space = test::structured_space();  // first: the strategies hold a reference to it
+  std::unique_ptr<Strategy> relay, model, helper;
+};
+
 // bayes-local proposes exactly what bayes does until stalled for 2 x 4 parameters (at least
 // 10) evaluations without a gain; then every other proposal is local's, local having been told
-// every outcome and kept away from bayes' proposals (and bayes from local's). Checked against a
-// bayes and a local run in lockstep beside it, with the seeds it gives them.
+// every outcome and kept away from bayes' proposals (and bayes from local's).
 TEST(BayesLocal, ProposesAsBayesUntilStalledThenRelaysLocalEveryOtherTurn) {
-  auto space = test::structured_space();
-  auto relay = make_strategy({.name = "bayes-local", .seed = 6, .maximize = false}, space);
-  auto model = make_strategy({.name = "bayes", .seed = 6, .maximize = false}, space);
-  auto helper = make_strategy({.name = "local", .seed = mix_seed(6, 200), .maximize = false}, space);
+  RelayInLockstep run(6);
   // The first result is never beaten, so the search stalls after 10 more evaluations.
   auto value = [](const Configuration& c, bool first) { return first ? 1.0 : 2.0 + 0.01 * c[0]; };
   std::size_t relayed = 0;
   for (std::size_t told = 0; told < 61; ++told) {
-    auto batch = relay->ask(1);
-    ASSERT_EQ(batch.size(), 1u);
     const bool helpers_turn = told >= 11 && (told - 11) % 2 == 0;
-    auto& source = helpers_turn ? helper : model;
-    auto expected = source->ask(1);
+    auto [batch, expected] = run.ask(helpers_turn);
+    ASSERT_EQ(batch.size(), 1u);
     ASSERT_EQ(expected.size(), 1u);
-    (helpers_turn ? model : helper)->reserve(expected.front());
-    EXPECT_EQ(space.to_text(expected.front()), space.to_text(batch.front()))
+    EXPECT_EQ(run.space.to_text(expected.front()), run.space.to_text(batch.front()))
         << (helpers_turn ? "local's" : "bayes'") << " turn, ask after " << told << " outcomes";
     relayed += helpers_turn;
-    const double v = value(batch.front(), told == 0);
-    for (auto* s : {relay.get(), model.get(), helper.get()}) s->tell(batch.front(), v);
+    run.tell(batch.front(), value(batch.front(), told == 0));
   }
   EXPECT_EQ(relayed, 25u);
 }
@@ -338,26 +352,20 @@ TEST(BayesLocal, ProposesAsBayesUntilStalledThenRelaysLocalEveryOtherTurn) {
 // A gain ends the stall: after the helper finds a better configuration, bayes proposes alone
 // again for another 10 evaluations.
 TEST(BayesLocal, AGainEndsTheStall) {
-  auto space = test::structured_space();
-  auto relay = make_strategy({.name = "bayes-local", .seed = 3, .maximize = false}, space);
-  auto model = make_strategy({.name = "bayes", .seed = 3, .maximize = false}, space);
-  auto helper = make_strategy({.name = "local", .seed = mix_seed(3, 200), .maximize = false}, space);
+  RelayInLockstep run(3);
   double best = 1.0;
   std::size_t last_gain = 1, turn = 0;
   for (std::size_t told = 0; told < 60; ++told) {
-    auto batch = relay->ask(1);
-    ASSERT_EQ(batch.size(), 1u);
     const bool helpers_turn = told >= last_gain + 10 && turn++ % 2 == 0;
-    auto& source = helpers_turn ? helper : model;
-    auto expected = source->ask(1);
+    auto [batch, expected] = run.ask(helpers_turn);
+    ASSERT_EQ(batch.size(), 1u);
     ASSERT_EQ(expected.size(), 1u);
-    (helpers_turn ? model : helper)->reserve(expected.front());
-    ASSERT_EQ(space.to_text(expected.front()), space.to_text(batch.front())) << "ask after " << told << " outcomes";
+    ASSERT_EQ(run.space.to_text(expected.front()), run.space.to_text(batch.front())) << "ask after " << told << " outcomes";
     // The helper's 2nd and 4th proposals improve the best; nothing else does.
     double v = told == 0 ? 1.0 : 2.0;
     if (helpers_turn && (turn == 3 || turn == 7)) v = best - 0.1;
     if (v < best) best = v, last_gain = told + 1;
-    for (auto* s : {relay.get(), model.get(), helper.get()}) s->tell(batch.front(), v);
+    run.tell(batch.front(), v);
   }
   EXPECT_LT(best, 0.85);  // both gains happened
 }
@@ -365,28 +373,21 @@ TEST(BayesLocal, AGainEndsTheStall) {
 // A rollback of the best (told again as failed) takes its value out of the stall's reckoning:
 // the next result better than what is left is a gain, and bayes proposes alone again.
 TEST(BayesLocal, ARolledBackBestNoLongerHoldsTheStall) {
-  auto space = test::structured_space();
-  auto relay = make_strategy({.name = "bayes-local", .seed = 4, .maximize = false}, space);
-  auto model = make_strategy({.name = "bayes", .seed = 4, .maximize = false}, space);
-  auto helper = make_strategy({.name = "local", .seed = mix_seed(4, 200), .maximize = false}, space);
+  RelayInLockstep run(4);
   std::optional<Configuration> first;
   std::size_t last_gain = 1, turn = 0;
   for (std::size_t told = 0; told < 40; ++told) {
-    if (told == 15)  // stalled since 11: the first (best) configuration fails verification
-      for (auto* s : {relay.get(), model.get(), helper.get()}) s->tell(*first, std::nullopt);
-    auto batch = relay->ask(1);
-    ASSERT_EQ(batch.size(), 1u);
+    if (told == 15) run.tell(*first, std::nullopt);  // stalled since 11: the best fails verification
     const bool helpers_turn = told >= last_gain + 10 && turn++ % 2 == 0;
-    auto& source = helpers_turn ? helper : model;
-    auto expected = source->ask(1);
+    auto [batch, expected] = run.ask(helpers_turn);
+    ASSERT_EQ(batch.size(), 1u);
     ASSERT_EQ(expected.size(), 1u);
-    (helpers_turn ? model : helper)->reserve(expected.front());
-    ASSERT_EQ(space.to_text(expected.front()), space.to_text(batch.front())) << "ask after " << told << " outcomes";
+    ASSERT_EQ(run.space.to_text(expected.front()), run.space.to_text(batch.front())) << "ask after " << told << " outcomes";
     // 1.0 first, then 2.0, but 1.5 for the first proposal after the rollback: a gain over what is left.
     const double v = told == 0 ? 1.0 : told == 15 ? 1.5 : 2.0;
     if (told == 0) first = batch.front();
     if (told == 15) last_gain = told + 1;
-    for (auto* s : {relay.get(), model.get(), helper.get()}) s->tell(batch.front(), v);
+    run.tell(batch.front(), v);
   }
   EXPECT_GE(turn, 10u);  // stalled before the rollback and again 10 evaluations after its gain
 }
