@@ -112,9 +112,8 @@ std::map<std::string, ReplayResult> read_optuna(FILE* pipe, const std::map<std::
   return out;
 }
 
-// Issue 20's bar (search_bar.h): the default at least as good as every other row, by the mean
-// and the p90, at every budget on every space; each miss with a bootstrap interval.
-nlohmann::ordered_json print_bar(const std::map<std::string, std::map<std::string, Figures>>& table, const std::string& candidate) {
+// Every row's repeats (or exact figures) per space and budget, as search_bar.h judges them.
+flotilla::bench::BarCells bar_cells(const std::map<std::string, std::map<std::string, Figures>>& table) {
   flotilla::bench::BarCells cells;
   for (const auto& [id, by_strategy] : table) {
     auto& by_budget = cells[id];
@@ -126,6 +125,12 @@ nlohmann::ordered_json print_bar(const std::map<std::string, std::map<std::strin
         by_budget[b][name] = std::move(row);
       }
   }
+  return cells;
+}
+
+// Issue 20's bar (search_bar.h): `candidate` at least as good as every other row, by the mean
+// and the p90, at every budget on every space; each miss with a bootstrap interval.
+nlohmann::ordered_json print_bar(const flotilla::bench::BarCells& cells, const std::string& candidate) {
   const auto result = flotilla::bench::judge_bar(cells, {kBudgets[0], kBudgets[1], kBudgets[2]}, candidate);
   const auto& misses = result.misses;
   const std::size_t cells_judged = result.cells, significant = result.significant();
@@ -162,16 +167,13 @@ int main(int argc, char** argv) {
     else if (a == "--seed") seed = std::stoull(value());
     else if (a == "--batch") batch = std::stoul(value());
     else if (a == "--default") default_strategy = value();
-    else if (a == "--bar") {
-      std::istringstream in(value());
-      for (std::string s; std::getline(in, s, ',');) bar.push_back(s);
-    }
     else if (a == "--no-optuna") optuna = false;
     else if (a == "--optuna-repeats") optuna_repeats = std::stoul(value());
     else if (a == "--optuna-lines") optuna_lines = value();
-    else if (a == "--strategies" || a == "--spaces") {
+    else if (a == "--strategies" || a == "--spaces" || a == "--bar") {
+      auto& list = a == "--spaces" ? only : a == "--bar" ? bar : strategies;
       std::istringstream in(value());
-      for (std::string s; std::getline(in, s, ',');) (a == "--spaces" ? only : strategies).push_back(s);
+      for (std::string s; std::getline(in, s, ',');) list.push_back(s);
     } else dir = a;
   }
   if (strategies.empty())
@@ -264,10 +266,9 @@ int main(int argc, char** argv) {
   // Optuna's median counts only when Optuna ran on every space (else it is over other spaces).
   // Both are false when the default strategy was not among those run (--strategies).
   const bool ran_default = json["median_over_spaces"].contains(default_strategy);
-  bool beats_random = ran_default, beats_optuna = ran_default && json["median_over_spaces"].contains("optuna-tpe");
   bool optuna_everywhere = json["median_over_spaces"].contains("optuna-tpe");
   for (const auto& [id, by_strategy] : table) optuna_everywhere = optuna_everywhere && by_strategy.contains("optuna-tpe");
-  beats_optuna = beats_optuna && optuna_everywhere;
+  bool beats_random = ran_default, beats_optuna = ran_default && optuna_everywhere;
   for (const auto& [id, by_strategy] : table)
     for (int b = 0; b < 3; ++b)
       if (by_strategy.contains(default_strategy) && by_strategy.at(default_strategy).mean[b] > by_strategy.at("random-exact").mean[b] + 1e-9)
@@ -285,8 +286,9 @@ int main(int argc, char** argv) {
   json["default_beats_random_everywhere"] = beats_random;
   json["default_beats_optuna_median"] = beats_optuna;
   if (bar.empty()) bar.push_back(default_strategy);
+  const auto cells = bar_cells(table);
   for (const auto& name : bar)
-    if (json["median_over_spaces"].contains(name)) json["bar"][name] = print_bar(table, name);
+    if (json["median_over_spaces"].contains(name)) json["bar"][name] = print_bar(cells, name);
     else std::cout << fmt::format("\nthe bar: '{}' was not among the strategies run\n", name);
   std::cout << json.dump() << '\n';
   return 0;
