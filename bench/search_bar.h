@@ -76,7 +76,7 @@ inline std::pair<double, double> bootstrap_difference(const RowSample& a, const 
   };
   std::vector<double> diffs;
   for (std::size_t k = 0; k < draws; ++k) {
-    const double da = resample(a);
+    const double da = resample(a);  // a before b: the draws do not depend on argument order
     diffs.push_back(difference(da, resample(b)));
   }
   std::sort(diffs.begin(), diffs.end());
@@ -84,8 +84,7 @@ inline std::pair<double, double> bootstrap_difference(const RowSample& a, const 
   return {at(0.05), at(0.95)};
 }
 
-// Every cell where `fallback` is not at least as good as every other row (ties within
-// `tolerance`, for floating-point noise only). `cells[space][budget index][row]`.
+// The cells judged and the misses among them.
 struct BarResult {
   std::size_t cells = 0;  // spaces × budgets × 2 statistics
   std::vector<BarMiss> misses;
@@ -94,7 +93,11 @@ struct BarResult {
   }
 };
 
+// `cells[space][budget index][row name]`.
 using BarCells = std::map<std::string, std::vector<std::map<std::string, RowSample>>>;
+
+// Every cell where `candidate` is not at least as good as every other row (ties within
+// `tolerance`, for floating-point noise only), each with its bootstrap interval.
 
 inline BarResult judge_bar(const BarCells& cells, const std::vector<std::size_t>& budgets, const std::string& candidate,
                            double tolerance = 1e-9) {
