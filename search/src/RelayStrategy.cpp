@@ -18,7 +18,8 @@
 // configuration one of them hands out is reserved in the other, so neither proposes it again.
 // Before the first stall its proposals are exactly `bayes`' (same seed: a unit test checks).
 // The constants are bayes-escape's and bayes-climb's, set before measuring; docs/search.md has
-// the variants tried (a stall twice as long, one proposal in three, `genetic` as the helper).
+// the variants tried (a stall twice as long, one proposal in three, `genetic` as the helper, a
+// share that shrinks while the helper finds nothing).
 #include <algorithm>
 
 #include "Rng.h"
