@@ -32,6 +32,9 @@
 // least kClimbPatienceMin) evaluations in a row that did not improve the centre, or when the
 // centre's neighbourhood is used up; then the next climb starts. When anything beats the
 // incumbent, the run is no longer stalled and the ordinary proposals refine around it.
+// What it promises: every proposal of the model's own (not a climb's, nor the design's) adds its
+// score, the expected improvement of the log objective times (1 - p_fail)^2, to an account
+// that a gain empties (ModelPromise, Strategies.h); `bayes-local` reads it.
 // What it believes about configurations it has no value for: pending ones (asked, not told)
 // and failed ones enter the GP with its own prediction, failed ones no better than the worst
 // value seen. This removes their uncertainty, so a batch does not crowd around the pending
@@ -69,7 +72,7 @@ constexpr std::size_t kClimbStarts = 64;
 
 enum class Mode { plain, escape, climb };
 
-class BayesStrategy final : public AdaptiveStrategy {
+class BayesStrategy final : public AdaptiveStrategy, public ModelPromise {
  public:
   BayesStrategy(const StrategyOptions& options, const Space& space, Mode mode)
       : AdaptiveStrategy(space, options), m_gp(m_encoding), m_design(m_encoding.dims(), mix_seed(options.seed, 3)),
@@ -78,6 +81,7 @@ class BayesStrategy final : public AdaptiveStrategy {
     m_stall = std::max(kStallMin, kStall * m_encoding.dims());
     m_patience = std::max(kClimbPatienceMin, kClimbPatience * m_encoding.dims());
   }
+  double promised_since_gain() const override { return m_promised; }
   std::string_view name() const override {
     return m_mode == Mode::escape ? "bayes-escape" : m_mode == Mode::climb ? "bayes-climb" : "bayes";
   }
@@ -87,6 +91,7 @@ class BayesStrategy final : public AdaptiveStrategy {
     const bool climbed = m_climb_out.erase(history()[index].config) > 0;
     if (best() && (!m_best_loss || loss(*best()) < *m_best_loss)) {
       m_best_loss = loss(*best()), m_last_gain = history().size();
+      m_promised = 0;
       m_climb.reset();  // no longer stalled: the ordinary proposals refine around the new best
       m_climbs = 0, m_climb_misses = 0;  // the next stall's first climb starts next door
       return;
@@ -121,15 +126,15 @@ class BayesStrategy final : public AdaptiveStrategy {
         for (std::size_t d = 0; d < c.size(); ++d) differ += c[d] != incumbent[d];
         return differ < 2;
       });
-      if (auto far = acquire(std::move(pool))) return far->first;
+      if (auto far = acquire(std::move(pool))) return m_promised += far->second, far->first;
     }
     std::vector<Configuration> near;
     for (auto& n : m_encoding.neighbours(history()[good.front()].config, false))
       if (fresh(n)) near.push_back(std::move(n));
     auto local = acquire(std::move(near));
     auto global = acquire(candidates());
-    if (local && (!global || kLocalBias * local->second >= global->second)) return local->first;
-    if (global) return global->first;
+    if (local && (!global || kLocalBias * local->second >= global->second)) return m_promised += local->second, local->first;
+    if (global) return m_promised += global->second, global->first;
     return fallback();
   }
 
@@ -213,6 +218,7 @@ class BayesStrategy final : public AdaptiveStrategy {
   std::size_t m_stall = kStallMin;
   std::optional<double> m_best_loss;
   std::size_t m_last_gain = 0;  // history size when the best last improved
+  double m_promised = 0;        // ModelPromise: the scores of its proposals since then
   std::size_t m_turn = 0;       // takes turns between jumps (climbs) and ordinary proposals while stalled
   // bayes-climb: the climb's centre (history index), the evaluations in a row that did not
   // improve it (kStarting while its first point is out), the climbs begun, the climb's

@@ -9,6 +9,17 @@ namespace flotilla::search {
 
 using Factory = std::unique_ptr<Strategy> (*)(const StrategyOptions&, const Space&);
 
+// A model-based strategy's own account of what it has promised since the best last improved:
+// the sum of the scores of the proposals it made since then (for `bayes`, expected improvement
+// of the log objective times (1 - p_fail)^2: 0.05 promises about 5%). `bayes-local` reads it to
+// tell a stalled model that expects little (it may well be right) from one whose promises are
+// not kept (RelayStrategy.cpp).
+class ModelPromise {
+ public:
+  virtual ~ModelPromise() = default;
+  virtual double promised_since_gain() const = 0;
+};
+
 std::unique_ptr<Strategy> make_grid_strategy(const StrategyOptions& options, const Space& space);
 std::unique_ptr<Strategy> make_random_strategy(const StrategyOptions& options, const Space& space);
 std::unique_ptr<Strategy> make_sobol_strategy(const StrategyOptions& options, const Space& space);
