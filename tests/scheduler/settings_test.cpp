@@ -88,7 +88,7 @@ TEST_F(SettingsTest, ReadsEveryValue) {
   EXPECT_EQ(s.gate.top, 2);
   EXPECT_EQ(s.budget, 12u);
   EXPECT_EQ(s.batch, 4u);
-  EXPECT_EQ(s.strategy, "bayes");  // default: the best general strategy of bench/search (docs/search.md)
+  EXPECT_EQ(s.strategy, "bayes-local");  // default: the best general strategy of bench/search (docs/search.md)
   EXPECT_EQ(s.slots, 0u);
 }
 
