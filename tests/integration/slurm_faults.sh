@@ -36,8 +36,12 @@ rm -rf "$work" && mkdir -p "$work"
 h5="$work/campaign.h5"
 jobs="$h5.jobs"
 name=$(sed -n 's/^name *= *//p' "$config")
-down_node="" own_cluster=""
+down_node="" own_cluster="" pid=""
 cleanup() {
+  # A check that failed while the campaign ran in the background must not leave it running, nor
+  # its jobs holding nodes: the next test on the shared cluster would find them busy.
+  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
+  for f in "$jobs"/*/slurm_job_id; do [ -f "$f" ] && scancel "$(cat "$f")" >/dev/null 2>&1 || true; done
   [ -z "$down_node" ] || scontrol update nodename="$down_node" state=resume >/dev/null 2>&1 || true
   [ -z "$own_cluster" ] || { "$here/../../scripts/slurm/slurm-local.sh" stop "$own_cluster" >/dev/null 2>&1 || true
                               cp -r "$own_cluster/log" "$work/cluster-log" 2>/dev/null || true  # kept for a failure's reader
@@ -71,6 +75,16 @@ running_job_with_result() {
 }
 
 extra=()
+# Until no job is left on the shared cluster (at most 60 s): the previous test's jobs may still be
+# completing, and a mode that needs nodes allocated at once would find them busy.
+wait_cluster_free() {
+  for _ in $(seq 1 300); do
+    [ -z "$(squeue -h -o %i 2>/dev/null)" ] && return 0
+    sleep 0.2
+  done
+  echo "jobs still on the cluster after 60 s:"; squeue
+}
+
 run_in_background() {
   "$flotilla" run "$config" --campaign.results="$h5" "${extra[@]}" --no-live >"$work/run.log" 2>&1 &
   pid=$!
@@ -78,6 +92,8 @@ run_in_background() {
 wait_campaign() {
   wait "$pid" || { echo "flotilla run failed:"; cat "$work/run.log"; exit 1; }
 }
+
+case "$mode" in arrays|rejected) ;; *) wait_cluster_free ;; esac  # those two start their own cluster
 
 case "$mode" in
   hand)

@@ -207,6 +207,15 @@ TEST(SlurmAllocation, AllocatesAtOnceRefusesWhenBusyAndIsReleasedByItsLauncher) 
     return state(id);
   };
 
+  // A job an earlier test left completing would hold a node: wait (at most 30 s) until none is left.
+  auto live_jobs = [&] {
+    std::size_t n = 0;
+    for (const auto& job : client->user_jobs()) n += !is_terminal(job.state);
+    return n;
+  };
+  for (int i = 0; i < 600 && live_jobs() > 0; ++i) std::this_thread::sleep_for(50ms);
+  ASSERT_EQ(live_jobs(), 0u) << "jobs of an earlier test still hold the cluster";
+
   // Both nodes of the partition, allocated inside the call: running at once, no scheduling tick.
   auto whole = folder("whole", {"srun --nodes=2 --ntasks-per-node=1 hostname > step.txt", "sleep 0.5", "exit 3"}, 2);
   auto id = client->allocate_now(whole);
