@@ -307,9 +307,6 @@ TEST(BayesClimb, ClimbsAroundItsOwnCentreWhenStalled) {
   EXPECT_GE(steps, 15u);  // of 25 climb turns
 }
 
-// bayes-local beside a bayes and a local run with the seeds it gives them, kept in lockstep:
-// each step asks the relay and whichever of the two has the turn (reserving its proposal in the
-// other, as the relay does), and every outcome is told to all three.
 // A space whose first result is never beaten and whose other configurations are 1%, 31% or
 // 61% worse in a pattern no smooth model fits ((a x b) mod 3): the model keeps expecting gains
 // it does not get, so its promises add up to 1 some 25 evaluations into the stall.
@@ -318,17 +315,32 @@ double unkept_promises(const Configuration& c, bool first) {
   return first ? 1.0 : 1.01 + 0.3 * static_cast<double>(pattern);
 }
 
+// bayes-local beside a bayes and a local run with the seeds it gives them, kept in lockstep:
+// each step asks the relay and whichever of the two has the turn (reserving its proposal in the
+// other, as the relay does), and every outcome is told to all three.
 struct RelayInLockstep {
   explicit RelayInLockstep(std::uint64_t seed)
       : relay(make_strategy({.name = "bayes-local", .seed = seed, .maximize = false}, space)),
         model(make_strategy({.name = "bayes", .seed = seed, .maximize = false}, space)),
         helper(make_strategy({.name = "local", .seed = mix_seed(seed, 200), .maximize = false}, space)) {}
-  // The relay's proposal, then the one that has the turn.
-  std::pair<std::vector<Configuration>, std::vector<Configuration>> ask(bool helpers_turn) {
+  // The relay's proposal, if it is the one whose turn it is proposes too; else nullopt, with the
+  // failure reported (ask after `told` outcomes).
+  std::optional<Configuration> step(bool helpers_turn, std::size_t told) {
     auto proposed = relay->ask(1);
     auto expected = (helpers_turn ? helper : model)->ask(1);
     if (!expected.empty()) (helpers_turn ? model : helper)->reserve(expected.front());
-    return {std::move(proposed), std::move(expected)};
+    if (proposed.size() != 1 || expected.size() != 1) {
+      ADD_FAILURE() << "ask after " << told << " outcomes: the relay gave " << proposed.size() << ", "
+                    << (helpers_turn ? "local " : "bayes ") << expected.size();
+      return std::nullopt;
+    }
+    if (proposed.front() != expected.front()) {
+      ADD_FAILURE() << (helpers_turn ? "local's" : "bayes'") << " turn, ask after " << told << " outcomes: the relay gave "
+                    << space.to_text(proposed.front()) << ", " << (helpers_turn ? "local " : "bayes ")
+                    << space.to_text(expected.front());
+      return std::nullopt;
+    }
+    return proposed.front();
   }
   void tell(const Configuration& c, std::optional<double> v) {
     for (auto* s : {relay.get(), model.get(), helper.get()}) s->tell(c, v);
@@ -358,13 +370,10 @@ TEST(BayesLocal, ProposesAsBayesUntilStalledAndPromisesAreNotKeptThenRelaysLocal
   std::size_t relayed = 0;
   for (std::size_t told = 0; told < 80; ++told) {
     const bool helpers_turn = run.helpers_turn(told, 1);
-    auto [batch, expected] = run.ask(helpers_turn);
-    ASSERT_EQ(batch.size(), 1u);
-    ASSERT_EQ(expected.size(), 1u);
-    EXPECT_EQ(run.space.to_text(expected.front()), run.space.to_text(batch.front()))
-        << (helpers_turn ? "local's" : "bayes'") << " turn, ask after " << told << " outcomes";
+    auto c = run.step(helpers_turn, told);
+    ASSERT_TRUE(c);
     relayed += helpers_turn;
-    run.tell(batch.front(), unkept_promises(batch.front(), told == 0));
+    run.tell(*c, unkept_promises(*c, told == 0));
   }
   EXPECT_GE(run.held, 10u);   // stalled, but the model had not promised enough yet
   EXPECT_GE(relayed, 10u);    // then it had
@@ -378,16 +387,14 @@ TEST(BayesLocal, AGainEndsTheStall) {
   std::size_t last_gain = 1, relayed = 0;
   for (std::size_t told = 0; told < 150; ++told) {
     const bool helpers_turn = run.helpers_turn(told, last_gain);
-    auto [batch, expected] = run.ask(helpers_turn);
-    ASSERT_EQ(batch.size(), 1u);
-    ASSERT_EQ(expected.size(), 1u);
-    ASSERT_EQ(run.space.to_text(expected.front()), run.space.to_text(batch.front())) << "ask after " << told << " outcomes";
+    auto c = run.step(helpers_turn, told);
+    ASSERT_TRUE(c);
     // The helper's 2nd and 4th proposals improve the best; nothing else does.
     relayed += helpers_turn;
-    double v = unkept_promises(batch.front(), told == 0) - (1.0 - best);  // 1% above the best at least
+    double v = unkept_promises(*c, told == 0) - (1.0 - best);  // 1% above the best at least
     if (helpers_turn && (relayed == 2 || relayed == 4)) v = best - 0.1;
     if (v < best) best = v, last_gain = told + 1;
-    run.tell(batch.front(), v);
+    run.tell(*c, v);
     if (v == best && told > 0) EXPECT_EQ(run.promised(), 0.0) << "a gain empties the account";
   }
   EXPECT_LT(best, 0.85);  // both gains happened
@@ -402,17 +409,15 @@ TEST(BayesLocal, ARolledBackBestNoLongerHoldsTheStall) {
   for (std::size_t told = 0; told < 100; ++told) {
     if (told == 15) run.tell(*first, std::nullopt);  // stalled since 11: the best fails verification
     const bool helpers_turn = run.helpers_turn(told, last_gain);
-    auto [batch, expected] = run.ask(helpers_turn);
-    ASSERT_EQ(batch.size(), 1u);
-    ASSERT_EQ(expected.size(), 1u);
-    ASSERT_EQ(run.space.to_text(expected.front()), run.space.to_text(batch.front())) << "ask after " << told << " outcomes";
+    auto c = run.step(helpers_turn, told);
+    ASSERT_TRUE(c);
     relayed += helpers_turn;
     // 1.0 first, then the pattern (1.01 at best), but 1.005 for the first proposal after the
     // rollback: a gain over what is left, and never beaten.
-    const double v = told == 15 ? 1.005 : told == 0 ? 1.0 : unkept_promises(batch.front(), false) + 0.005;
-    if (told == 0) first = batch.front();
+    const double v = told == 15 ? 1.005 : told == 0 ? 1.0 : unkept_promises(*c, false) + 0.005;
+    if (told == 0) first = *c;
     if (told == 15) last_gain = told + 1;
-    run.tell(batch.front(), v);
+    run.tell(*c, v);
   }
   EXPECT_GE(relayed, 5u);  // stalled again 10 evaluations after the gain, and relayed
 }
