@@ -34,7 +34,7 @@
 // incumbent, the run is no longer stalled and the ordinary proposals refine around it.
 // What it promises: every proposal of the model's own (not a climb's, nor the design's) adds its
 // score, the expected improvement of the log objective times (1 - p_fail)^2, to an account
-// that a gain empties (ModelPromise, Strategies.h); `bayes-local` reads it.
+// that a gain empties (ModelPromise, Strategies.h); `bayes-genetic` and `bayes-local` read it.
 // What it believes about configurations it has no value for: pending ones (asked, not told)
 // and failed ones enter the GP with its own prediction, failed ones no better than the worst
 // value seen. This removes their uncertainty, so a batch does not crowd around the pending

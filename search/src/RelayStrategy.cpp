@@ -1,5 +1,6 @@
-// RelayStrategy.cpp — `bayes-local`: `bayes`, and `local` (iterated local search) relayed in
-// when the model stalls and does not keep its promises.
+// RelayStrategy.cpp — `bayes-genetic` (the default) and `bayes-local`: `bayes`, and a
+// model-free helper (`genetic` or `local`) relayed in when the model stalls and does not keep
+// its promises.
 //
 // Why: on some spaces the model misleads. On convolution_W7800 about one run in ten of `bayes`
 // climbs to a local optimum 9% above the best (block 16 x 4 where the best is 32 x 2: four
@@ -7,18 +8,19 @@
 // perturbation and far candidate it scores is scored by the same model that led it there
 // (`bayes-escape` and `bayes-climb` choose their jumps by expected improvement and keep the
 // tail). A search that does not use the model at all leaves such a trap: `local`'s hill
-// climbs, from perturbations of the best and from random restarts, are what let `bandit`
-// reach the optimum in every run there. `bandit` shares evaluations from the first one, which
-// costs it the early budget on spaces where the model is right (pnpoly_RTX3090 at 50).
+// climbs, from perturbations of the best and from random restarts, and `genetic`'s crossovers
+// of the best configurations found so far are what let `bandit` (which has both as arms) reach
+// the optimum in every run there. `bandit` shares evaluations from the first one, which costs
+// it the early budget on spaces where the model is right (pnpoly_RTX3090 at 50).
 //
 // So: `bayes` proposes alone until it has stalled (kStall x parameters, at least kStallMin,
 // evaluations in a row without improving the best, as bayes-escape and bayes-climb) *and* its
 // promises since the last gain are not kept: the expected improvements of its proposals since
-// then add up to kPromise (ModelPromise, Strategies.h). Then every other proposal is `local`'s;
-// a gain from either ends it. Both are told every outcome, whoever proposed it (each keeps
-// learning from the whole history), and a configuration one of them hands out is reserved in
-// the other, so neither proposes it again. Until then its proposals are exactly `bayes`' (same
-// seed: a unit test checks).
+// then add up to kPromise (ModelPromise, Strategies.h). Then every other proposal is the
+// helper's; a gain from either ends it. Both are told every outcome, whoever proposed it (each
+// keeps learning from the whole history), and a configuration one of them hands out is
+// reserved in the other, so neither proposes it again. Until then its proposals are exactly
+// `bayes`' (same seed: a unit test checks).
 //
 // Why the promise: a stall alone does not tell a wrong model from a right one. On
 // pnpoly_RTX3090 `bayes` sits 5-15% above the optimum for 30 to 100 evaluations in some runs
@@ -30,10 +32,19 @@
 // that is wrong about this space, at any scale of objective. kPromise = 1 was read off traces
 // of 40 runs of each space on one seed (0.3 and 0.5 fired on more of pnpoly's plateaus; 0.5
 // was measured too) and judged on others; docs/search.md has the figures and the variants
-// tried before it (a stall twice as long, one proposal in three, `genetic` as the helper, a
-// share that shrinks while the helper finds nothing).
+// tried before it (a stall twice as long, one proposal in three, a share that shrinks while
+// the helper finds nothing, a relay on a long stall whatever the promise).
+//
+// Why `genetic` in the default: traced, the trapped runs of the gated `local` relay often had
+// it relayed for 100 evaluations and more without leaving 1.091: `local` climbs from
+// perturbations of that one incumbent. `genetic`'s population is the 20 best configurations
+// told, most of them the model's, and crossing the trap with the model's other good finds
+// reaches the optimum's basin more often. On four seeds it ended closer to the optimum at 200
+// evaluations on convolution_W7800 than the `local` relay (docs/search.md, "The helper").
+// The two in turn were measured too and were worse than `genetic` alone.
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 #include "Rng.h"
 #include "Strategies.h"
@@ -47,20 +58,21 @@ constexpr double kPromise = 1.0;  // log objective promised and not delivered: s
 
 class RelayStrategy final : public Strategy {
  public:
-  RelayStrategy(const StrategyOptions& options, const Space& space) : Strategy(space, options) {
+  RelayStrategy(const StrategyOptions& options, const Space& space, std::string_view helper_name)
+      : Strategy(space, options), m_name("bayes-" + std::string(helper_name)) {
     auto model = options;
     model.name = "bayes";
     m_model = make_strategy(model, space);
     m_promise = dynamic_cast<const ModelPromise*>(m_model.get());
-    if (!m_promise) throw std::logic_error("bayes-local: 'bayes' keeps no account of its promises (ModelPromise)");
+    if (!m_promise) throw std::logic_error(m_name + ": 'bayes' keeps no account of its promises (ModelPromise)");
     auto helper = options;
-    helper.name = "local";
+    helper.name = std::string(helper_name);
     helper.seed = mix_seed(options.seed, 200);
-    helper.warm_start.clear();  // `local` ignores it; bayes uses it for its first proposals
+    helper.warm_start.clear();  // the helpers ignore it; bayes uses it for its first proposals
     m_helper = make_strategy(helper, space);
     m_stall = std::max(kStallMin, kStall * space.parameters().size());
   }
-  std::string_view name() const override { return "bayes-local"; }
+  std::string_view name() const override { return m_name; }
 
  protected:
   std::optional<Configuration> propose() override {
@@ -95,6 +107,7 @@ class RelayStrategy final : public Strategy {
   }
 
  private:
+  std::string m_name;
   std::unique_ptr<Strategy> m_model, m_helper;
   const ModelPromise* m_promise = nullptr;  // m_model's account
   std::size_t m_stall = kStallMin;
@@ -107,7 +120,11 @@ class RelayStrategy final : public Strategy {
 }  // namespace
 
 std::unique_ptr<Strategy> make_bayes_local_strategy(const StrategyOptions& options, const Space& space) {
-  return std::make_unique<RelayStrategy>(options, space);
+  return std::make_unique<RelayStrategy>(options, space, "local");
+}
+
+std::unique_ptr<Strategy> make_bayes_genetic_strategy(const StrategyOptions& options, const Space& space) {
+  return std::make_unique<RelayStrategy>(options, space, "genetic");
 }
 
 }  // namespace flotilla::search

@@ -11,9 +11,9 @@ using Factory = std::unique_ptr<Strategy> (*)(const StrategyOptions&, const Spac
 
 // A model-based strategy's own account of what it has promised since the best last improved:
 // the sum of the scores of the proposals it made since then (for `bayes`, expected improvement
-// of the log objective times (1 - p_fail)^2: 0.05 promises about 5%). `bayes-local` reads it to
-// tell a stalled model that expects little (it may well be right) from one whose promises are
-// not kept (RelayStrategy.cpp).
+// of the log objective times (1 - p_fail)^2: 0.05 promises about 5%). `bayes-genetic` and `bayes-local` read it
+// to tell a stalled model that expects little (it may well be right) from one whose promises
+// are not kept (RelayStrategy.cpp).
 class ModelPromise {
  public:
   virtual ~ModelPromise() = default;
@@ -27,6 +27,7 @@ std::unique_ptr<Strategy> make_bayes_strategy(const StrategyOptions& options, co
 std::unique_ptr<Strategy> make_bayes_escape_strategy(const StrategyOptions& options, const Space& space);
 std::unique_ptr<Strategy> make_bayes_climb_strategy(const StrategyOptions& options, const Space& space);
 std::unique_ptr<Strategy> make_bayes_local_strategy(const StrategyOptions& options, const Space& space);
+std::unique_ptr<Strategy> make_bayes_genetic_strategy(const StrategyOptions& options, const Space& space);
 std::unique_ptr<Strategy> make_genetic_strategy(const StrategyOptions& options, const Space& space);
 std::unique_ptr<Strategy> make_annealing_strategy(const StrategyOptions& options, const Space& space);
 std::unique_ptr<Strategy> make_local_strategy(const StrategyOptions& options, const Space& space);

@@ -120,6 +120,7 @@ const std::vector<Entry>& registry() {
       {"parego", make_parego_strategy, true},
       {"bayes-climb", make_bayes_climb_strategy, true},
       {"bayes-local", make_bayes_local_strategy, true},
+      {"bayes-genetic", make_bayes_genetic_strategy, true},
   };
   return entries;
 }

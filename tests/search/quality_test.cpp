@@ -75,7 +75,8 @@ TEST_P(Adaptive, LearnsAHiddenConstraint) {
 
 INSTANTIATE_TEST_SUITE_P(Registry, Adaptive,
                          ::testing::Values("bayes", "genetic", "annealing", "local", "hyperband", "bandit", "nsga2",
-                                           "bayes-escape", "parego", "bayes-climb", "bayes-local"));
+                                           "bayes-escape", "parego", "bayes-climb", "bayes-local",
+                                           "bayes-genetic"));
 
 TEST(Batches, AreDiverseNotNearCopies) {
   // Mean number of parameters in which two members of one batch differ, for a batch asked

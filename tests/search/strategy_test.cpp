@@ -315,14 +315,16 @@ double unkept_promises(const Configuration& c, bool first) {
   return first ? 1.0 : 1.01 + 0.3 * static_cast<double>(pattern);
 }
 
-// bayes-local beside a bayes and a local run with the seeds it gives them, kept in lockstep:
-// each step asks the relay and whichever of the two has the turn (reserving its proposal in the
-// other, as the relay does), and every outcome is told to all three.
+// bayes-HELPER (bayes-local, bayes-genetic) beside a bayes and a HELPER run with the seeds it
+// gives them, kept in lockstep: each step asks the relay and whichever of the two has the turn
+// (reserving its proposal in the other, as the relay does), and every outcome is told to all
+// three.
 struct RelayInLockstep {
-  explicit RelayInLockstep(std::uint64_t seed)
-      : relay(make_strategy({.name = "bayes-local", .seed = seed, .maximize = false}, space)),
+  RelayInLockstep(std::uint64_t seed, const std::string& helper_name)
+      : name(helper_name),
+        relay(make_strategy({.name = "bayes-" + name, .seed = seed, .maximize = false}, space)),
         model(make_strategy({.name = "bayes", .seed = seed, .maximize = false}, space)),
-        helper(make_strategy({.name = "local", .seed = mix_seed(seed, 200), .maximize = false}, space)) {}
+        helper(make_strategy({.name = name, .seed = mix_seed(seed, 200), .maximize = false}, space)) {}
   // The relay's proposal, if it is the one whose turn it is proposes too; else nullopt, with the
   // failure reported (ask after `told` outcomes).
   std::optional<Configuration> step(bool helpers_turn, std::size_t told) {
@@ -331,12 +333,12 @@ struct RelayInLockstep {
     if (!expected.empty()) (helpers_turn ? model : helper)->reserve(expected.front());
     if (proposed.size() != 1 || expected.size() != 1) {
       ADD_FAILURE() << "ask after " << told << " outcomes: the relay gave " << proposed.size() << ", "
-                    << (helpers_turn ? "local " : "bayes ") << expected.size();
+                    << (helpers_turn ? name : "bayes") << " " << expected.size();
       return std::nullopt;
     }
     if (proposed.front() != expected.front()) {
-      ADD_FAILURE() << (helpers_turn ? "local's" : "bayes'") << " turn, ask after " << told << " outcomes: the relay gave "
-                    << space.to_text(proposed.front()) << ", " << (helpers_turn ? "local " : "bayes ")
+      ADD_FAILURE() << (helpers_turn ? name : "bayes") << "'s turn, ask after " << told << " outcomes: the relay gave "
+                    << space.to_text(proposed.front()) << ", " << (helpers_turn ? name : "bayes") << " "
                     << space.to_text(expected.front());
       return std::nullopt;
     }
@@ -356,16 +358,21 @@ struct RelayInLockstep {
     return turn++ % 2 == 0;
   }
   Space space = test::structured_space();  // first: the strategies hold a reference to it
+  std::string name;
   std::unique_ptr<Strategy> relay, model, helper;
   std::size_t turn = 0, held = 0;
 };
 
-// bayes-local proposes exactly what bayes does until stalled for 2 x 4 parameters (at least
+// Both relays, with the same rule: only the helper differs.
+class Relay : public ::testing::TestWithParam<std::string> {};
+INSTANTIATE_TEST_SUITE_P(Helpers, Relay, ::testing::Values("local", "genetic"));
+
+// bayes-HELPER proposes exactly what bayes does until stalled for 2 x 4 parameters (at least
 // 10) evaluations without a gain and bayes' promises since its last gain add up to 1; then
-// every other proposal is local's, local having been told every outcome and kept away from
-// bayes' proposals (and bayes from local's).
-TEST(BayesLocal, ProposesAsBayesUntilStalledAndPromisesAreNotKeptThenRelaysLocalEveryOtherTurn) {
-  RelayInLockstep run(6);
+// every other proposal is the helper's, the helper having been told every outcome and kept
+// away from bayes' proposals (and bayes from the helper's).
+TEST_P(Relay, ProposesAsBayesUntilStalledAndPromisesAreNotKeptThenRelaysTheHelperEveryOtherTurn) {
+  RelayInLockstep run(6, GetParam());
   // The first result is never beaten, so the search stalls after 10 more evaluations.
   std::size_t relayed = 0;
   for (std::size_t told = 0; told < 80; ++told) {
@@ -381,8 +388,8 @@ TEST(BayesLocal, ProposesAsBayesUntilStalledAndPromisesAreNotKeptThenRelaysLocal
 
 // A gain ends the stall: after the helper finds a better configuration, bayes proposes alone
 // again for another 10 evaluations, and its promises are counted from 0 again.
-TEST(BayesLocal, AGainEndsTheStall) {
-  RelayInLockstep run(3);
+TEST_P(Relay, AGainEndsTheStall) {
+  RelayInLockstep run(3, GetParam());
   double best = 1.0;
   std::size_t last_gain = 1, relayed = 0;
   for (std::size_t told = 0; told < 150; ++told) {
@@ -395,15 +402,17 @@ TEST(BayesLocal, AGainEndsTheStall) {
     if (helpers_turn && (relayed == 2 || relayed == 4)) v = best - 0.1;
     if (v < best) best = v, last_gain = told + 1;
     run.tell(*c, v);
-    if (v == best && told > 0) EXPECT_EQ(run.promised(), 0.0) << "a gain empties the account";
+    if (v == best && told > 0) {
+      EXPECT_EQ(run.promised(), 0.0) << "a gain empties the account";
+    }
   }
   EXPECT_LT(best, 0.85);  // both gains happened
 }
 
 // A rollback of the best (told again as failed) takes its value out of the stall's reckoning:
 // the next result better than what is left is a gain, and bayes proposes alone again.
-TEST(BayesLocal, ARolledBackBestNoLongerHoldsTheStall) {
-  RelayInLockstep run(4);
+TEST_P(Relay, ARolledBackBestNoLongerHoldsTheStall) {
+  RelayInLockstep run(4, GetParam());
   std::optional<Configuration> first;
   std::size_t last_gain = 1, relayed = 0;
   for (std::size_t told = 0; told < 100; ++told) {
@@ -430,7 +439,7 @@ TEST(Registry, UnknownNameListsKnownOnes) {
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(),
                  "unknown strategy 'telepathy' (known: grid, random, sobol, bayes, genetic, annealing, local, hyperband, "
-                 "bandit, nsga2, bayes-escape, parego, bayes-climb, bayes-local)");
+                 "bandit, nsga2, bayes-escape, parego, bayes-climb, bayes-local, bayes-genetic)");
   }
 }
 
