@@ -156,7 +156,7 @@ int main(int argc, char** argv) {
   fs::path dir = "../shared/data/spaces";
   std::size_t repeats = 20, batch = 1, optuna_repeats = 0;  // 0: as many as repeats
   std::uint64_t seed = 1;
-  std::string default_strategy = "bayes-local";
+  std::string default_strategy = "bayes-genetic";
   bool optuna = true;
   std::string optuna_lines;
   std::vector<std::string> strategies, only, bar;  // bar: whose cells to judge (default: the default)

@@ -87,7 +87,7 @@ std::vector<std::string> split_list(const std::string& text) {
 
 int main(int argc, char** argv) {
   fs::path dir = "../shared/data/spaces";
-  std::string strategy = "bayes-local";  // the default
+  std::string strategy = "bayes-genetic";  // the default
   std::size_t repeats = 5;
   std::uint64_t seed = 1;
   double target_ms = 50;

@@ -41,7 +41,7 @@ std::vector<std::pair<std::string, std::string>> pairs_of(const std::string& tex
 po::options_description replay_options() {
   po::options_description desc("options");
   desc.add_options()("help,h", "show this help")(
-      "strategy", po::value<std::string>()->default_value("bayes-local"), "search strategy")(
+      "strategy", po::value<std::string>()->default_value("bayes-genetic"), "search strategy")(
       "budget", po::value<std::size_t>()->default_value(100), "evaluations per repeat")(
       "repeats", po::value<std::size_t>()->default_value(20), "independent repeats")(
       "seed", po::value<std::uint64_t>()->default_value(1), "seed of the first repeat's seed")(

@@ -88,7 +88,7 @@ TEST_F(SettingsTest, ReadsEveryValue) {
   EXPECT_EQ(s.gate.top, 2);
   EXPECT_EQ(s.budget, 12u);
   EXPECT_EQ(s.batch, 4u);
-  EXPECT_EQ(s.strategy, "bayes-local");  // default: the best general strategy of bench/search (docs/search.md)
+  EXPECT_EQ(s.strategy, "bayes-genetic");  // default: the best general strategy of bench/search (docs/search.md)
   EXPECT_EQ(s.slots, 0u);
 }
 
@@ -130,7 +130,7 @@ TEST_F(SettingsTest, ErrorsNameFileLineSectionAndKey) {
 TEST_F(SettingsTest, RegistryNamesAreChecked) {
   EXPECT_EQ(error_of(kValid, {"--search.strategy=simplex"}),
             "command line: [search] strategy: 'simplex' is not one of: grid, random, sobol, bayes, genetic, "
-            "annealing, local, hyperband, bandit, nsga2, bayes-escape, parego, bayes-climb, bayes-local");
+            "annealing, local, hyperband, bandit, nsga2, bayes-escape, parego, bayes-climb, bayes-local, bayes-genetic");
   EXPECT_EQ(error_of(kValid + std::string("[resources]\nbackend = pbs\n")),
             "flotilla_settings_test.ini:24: [resources] backend: 'pbs' is not one of: local, mpi, slurm");
 }
@@ -592,8 +592,8 @@ TEST_F(SettingsTest, WarmStartNeedsAFileAndAStrategyThatUsesIt) {
             "command line: [search] warm_start: '/no/such.h5' is not a file (a finished campaign's results, OTHER.h5)");
   EXPECT_EQ(error_of(kValid, {"--search.warm_start=" + file, "--search.strategy=grid"}),
             "command line: [search] warm_start: '" + file +
-                "' is ignored by search.strategy = grid: bayes, bandit, bayes-escape, parego, bayes-climb and bayes-local "
-                "use a warm start");
+                "' is ignored by search.strategy = grid: bayes, bandit, bayes-escape, parego, bayes-climb, bayes-local "
+                "and bayes-genetic use a warm start");
 }
 
 TEST_F(SettingsTest, Fidelity) {

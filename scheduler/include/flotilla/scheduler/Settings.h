@@ -120,7 +120,7 @@ struct Settings {
   bool rerun_failures = true;
   std::filesystem::path tests_dir;       // reports and lists: RESULTS.tests
 
-  std::string strategy = "bayes-local";  // the default of search.strategy (Options.cpp)
+  std::string strategy = "bayes-genetic";  // the default of search.strategy (Options.cpp)
   // search.fidelity (docs/search.md#fidelity): a [space] parameter whose declared values are ever
   // more faithful evaluations (hyperband's rungs); its last value is full fidelity, the only one
   // verified, confirmed or the winner. Empty: none.
