@@ -126,8 +126,9 @@ const std::vector<OptionDecl>& option_table() {
       {"confirm.tries", "2", false, false,
        "candidates confirmed per round at most, best first, until one is confirmed faster"},
       {"search.strategy", "bayes-genetic", false, false,
-       "search strategy: bayes-genetic, bayes, bayes-local, random, grid, sobol, genetic, annealing, local, hyperband, bandit, nsga2, "
-       "parego, bayes-escape, bayes-climb (docs/search.md); with several objectives the default is parego, with search.fidelity hyperband"},
+       "search strategy: bayes-genetic, bayes, bayes-local, random, grid, sobol, genetic, annealing, local, "
+       "hyperband, bandit, nsga2, parego, bayes-escape, bayes-climb (docs/search.md); with several objectives the "
+       "default is parego, with search.fidelity hyperband"},
       {"search.fidelity", "", false, false,
        "a [space] parameter (e.g. a problem size) whose values, in the order declared, are ever more faithful and "
        "costly evaluations: hyperband explores new candidates at the first value and promotes the best third to "

@@ -11,9 +11,9 @@ using Factory = std::unique_ptr<Strategy> (*)(const StrategyOptions&, const Spac
 
 // A model-based strategy's own account of what it has promised since the best last improved:
 // the sum of the scores of the proposals it made since then (for `bayes`, expected improvement
-// of the log objective times (1 - p_fail)^2: 0.05 promises about 5%). `bayes-genetic` and `bayes-local` read it
-// to tell a stalled model that expects little (it may well be right) from one whose promises
-// are not kept (RelayStrategy.cpp).
+// of the log objective times (1 - p_fail)^2: 0.05 promises about 5%). `bayes-genetic` and
+// `bayes-local` read it to tell a stalled model that expects little (it may well be right) from
+// one whose promises are not kept (RelayStrategy.cpp).
 class ModelPromise {
  public:
   virtual ~ModelPromise() = default;

@@ -65,8 +65,9 @@ struct StrategyOptions {
   // behaves exactly as without. A configuration off this space's grid or infeasible here is
   // ignored. The same kernel can rank differently on other hardware, so a strategy that uses them
   // must recover when they mislead. `bayes` (so `bayes-escape`, `bayes-climb`, `bayes-genetic`,
-  // `bayes-local` and `bandit`'s bayes arm too) and `parego` use them: the best few among their first proposals,
-  // checked as they are measured (search/src/WarmStart.h); the other strategies ignore them.
+  // `bayes-local` and `bandit`'s bayes arm too) and `parego` use them: the best few among their
+  // first proposals, checked as they are measured (search/src/WarmStart.h); the other strategies
+  // ignore them.
   std::vector<Observation> warm_start;
 };
 
