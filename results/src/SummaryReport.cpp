@@ -1,5 +1,6 @@
 // SummaryReport.cpp — `flotilla results summary` as aligned text for people and one JSON object
 // for scripts, both from the same CampaignSummary.
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -214,11 +215,21 @@ std::string summary_text(const CampaignSummary& s, std::size_t top_k) {
   if (!ranking.empty()) {
     out += fmt::format("\ntop {}{}\n  {:>4}  {:>5}  {:>10}  {:<20}  {:>7}  {:<12}  {:<14}  {}\n", std::min(top_k, ranking.size()),
                        s.goals.empty() ? std::string() : " by " + info.objective, "rank", "id", info.objective, "interval", "spread", "status", "confirmation", "configuration");
-    for (std::size_t r = 0; r < ranking.size() && r < top_k; ++r) {
+    auto row = [&](std::size_t r) {
       const auto& c = s.candidates[ranking[r]];
       out += fmt::format("  {:>4}  {:>5}  {:>10}  {:<20}  {:>6.1f}%  {:<12}  {:<14}  {}\n", r + 1, c.record.id,
                          objective_text(c), interval_text(c), 100 * c.spread, to_string(c.status), verdict_cell(c),
                          c.record.config);
+    };
+    for (std::size_t r = 0; r < ranking.size() && r < top_k; ++r) row(r);
+    // The winner is chosen by its confirmation, not by its median, so it can rank below the top
+    // rows; show it there too, or the table would not contain the candidate the best line names.
+    if (s.best && s.goals.empty()) {
+      auto at = std::find(ranking.begin(), ranking.end(), *s.best);
+      if (at != ranking.end() && static_cast<std::size_t>(at - ranking.begin()) >= top_k) {
+        out += "   ...  (the winner, by its confirmation:)\n";
+        row(static_cast<std::size_t>(at - ranking.begin()));
+      }
     }
     const auto& first = s.candidates[ranking.front()];
     if (first.interval)

@@ -92,6 +92,29 @@ TEST(Verdicts, TheConfirmedCandidateWithTheHighestRatioWins) {
   EXPECT_EQ(json["progress"]["no_significant_difference"], 1);
 }
 
+// The winner is chosen by its confirmation, so it can rank below the rows shown: the table then
+// shows it as well, after the top rows, so that it holds the candidate the best line names.
+TEST(Verdicts, TheTableShowsAWinnerThatRanksBelowItsTopRows) {
+  Records r;
+  r.add("baseline", {1.0, 1.0, 1.0});
+  r.add("random", {3.0, 3.0, 3.0});  // best median, no confirmed difference
+  r.add("random", {1.5, 1.5, 1.5});  // third by median, the winner
+  r.add("random", {1.6, 1.6, 1.6});
+  r.confirm(1, std::vector<double>(40, 1.0));
+  r.confirm(2, std::vector<double>(11, 1.5));
+  r.confirm(3, std::vector<double>(11, 1.3));
+  const auto s = r.summary();
+  ASSERT_EQ(s.best, 2u);
+  const auto top1 = summary_text(s, 1);
+  const auto marker = top1.find("   ...  (the winner, by its confirmation:)\n");
+  ASSERT_NE(marker, std::string::npos) << top1;
+  const auto row = top1.substr(marker, top1.find('\n', top1.find('\n', marker) + 1) - marker);
+  EXPECT_NE(row.find("\n     3      2         1.5"), std::string::npos) << row;  // rank 3, id 2
+  EXPECT_NE(row.find("faster 1.5x"), std::string::npos) << row;
+  const auto top3 = summary_text(s, 3);  // the winner is among the rows: no second mention
+  EXPECT_EQ(top3.find("(the winner, by its confirmation:)"), std::string::npos) << top3;
+}
+
 TEST(Verdicts, AFailedPairEndsTheConfirmation) {
   Records r;
   r.add("baseline", {1.0, 1.0, 1.0});
