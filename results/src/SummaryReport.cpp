@@ -225,10 +225,10 @@ std::string summary_text(const CampaignSummary& s, std::size_t top_k) {
     // The winner is chosen by its confirmation, not by its median, so it can rank below the top
     // rows; show it there too, or the table would not contain the candidate the best line names.
     if (s.best && s.goals.empty()) {
-      auto at = std::find(ranking.begin(), ranking.end(), *s.best);
-      if (at != ranking.end() && static_cast<std::size_t>(at - ranking.begin()) >= top_k) {
+      const auto rank = static_cast<std::size_t>(std::find(ranking.begin(), ranking.end(), *s.best) - ranking.begin());
+      if (rank < ranking.size() && rank >= top_k) {
         out += "   ...  (the winner, by its confirmation:)\n";
-        row(static_cast<std::size_t>(at - ranking.begin()));
+        row(rank);
       }
     }
     const auto& first = s.candidates[ranking.front()];
