@@ -10,8 +10,8 @@
 // tail). A search that does not use the model at all leaves such a trap: `local`'s hill
 // climbs, from perturbations of the best and from random restarts, and `genetic`'s crossovers
 // of the best configurations found so far are what let `bandit` (which has both as arms) reach
-// the optimum in almost every run there. `bandit` shares evaluations from the first one, which costs
-// it the early budget on spaces where the model is right (pnpoly_RTX3090 at 50).
+// the optimum in almost every run there. `bandit` shares evaluations from the first one,
+// which costs it the early budget on spaces where the model is right (pnpoly_RTX3090 at 50).
 //
 // So: `bayes` proposes alone until it has stalled (kStall x parameters, at least kStallMin,
 // evaluations in a row without improving the best, as bayes-escape and bayes-climb) *and* its
