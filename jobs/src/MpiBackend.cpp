@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <thread>
 
+#include "PrivateDir.h"
 #include "TaskRun.h"
 #include "flotilla/jobs/JobResults.h"
 #include "flotilla/jobs/Manifest.h"
@@ -93,10 +94,11 @@ MpiBackend::MpiBackend(const BackendOptions& options)
     : m_ranks(resolve_ranks(options)),
       m_worker(find_worker(options.path_prepend)),
       m_launcher(make_backend({.name = "local", .slots = 1, .path_prepend = options.path_prepend})) {
-  static unsigned counter = 0;
-  m_dir = std::filesystem::temp_directory_path() /
-          ("flotilla-mpi-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-  std::filesystem::create_directories(m_dir);
+  // The campaign's own folder when it gives one, else $TMPDIR; a fresh mode-0700 folder either
+  // way, so no other user can predict, pre-make or swap the manifest a job runs (PrivateDir.h).
+  const auto root = options.jobs_dir.empty() ? std::filesystem::temp_directory_path() : options.jobs_dir;
+  remove_stale_private_dirs(root, "flotilla-mpi");
+  m_dir = make_private_dir(root, "flotilla-mpi");
 }
 
 MpiBackend::~MpiBackend() {

@@ -40,6 +40,7 @@ class MpiBackend final : public Backend {
   void cancel_all() override;
 
   unsigned ranks() const { return m_ranks; }
+  const std::filesystem::path& folder() const { return m_dir; }  // its private folder (PrivateDir.h)
 
  private:
   struct Job {
@@ -55,7 +56,7 @@ class MpiBackend final : public Backend {
   std::size_t workers() const { return m_ranks > 1 ? m_ranks - 1 : 1; }
 
   unsigned m_ranks;
-  std::filesystem::path m_dir;  // manifests and job files, removed with the backend
+  std::filesystem::path m_dir;  // manifests and job files, private, removed with the backend
   std::string m_worker;         // flotilla-worker's path; empty: not found
   std::unique_ptr<Backend> m_launcher;
   std::deque<TaskSpec> m_queue;

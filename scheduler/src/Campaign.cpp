@@ -29,6 +29,7 @@
 #include "flotilla/scheduler/Ingest.h"
 #include "flotilla/scheduler/Planning.h"
 #include "flotilla/search/Strategy.h"
+#include "BuildInputs.h"
 #include "BuildStage.h"
 #include "Progress.h"
 #include "Provenance.h"
@@ -44,28 +45,6 @@ struct Cancelled {};  // a stop request (`flotilla cancel`) was obeyed
 
 double now_seconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-// Names the settings that differ between two fingerprints ("key = value" lines).
-std::string fingerprint_difference(const std::string& recorded, const std::string& now) {
-  auto lines = [](const std::string& text) {
-    std::map<std::string, std::string> kv;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);) {
-      auto eq = line.find(" = ");
-      if (eq != std::string::npos) kv[line.substr(0, eq)] = line.substr(eq + 3);
-      else kv[line] += "";  // space lines: present or not
-    }
-    return kv;
-  };
-  auto a = lines(recorded), b = lines(now);
-  std::vector<std::string> changes;
-  for (const auto& [k, v] : a)
-    if (!b.contains(k)) changes.push_back(fmt::format("'{}' was removed", k));
-    else if (b[k] != v) changes.push_back(fmt::format("{} changed from '{}' to '{}'", k, v, b[k]));
-  for (const auto& [k, v] : b)
-    if (!a.contains(k)) changes.push_back(fmt::format("'{}' was added", k));
-  return fmt::format("{}", fmt::join(changes, "; "));
 }
 
 class CampaignRunner {
@@ -84,7 +63,7 @@ class CampaignRunner {
     const auto make = o.make_backend ? o.make_backend : [](const jobs::BackendOptions& b) { return jobs::make_backend(b); };
     m_backend = make(
         {.name = s.backend, .slots = s.slots, .pin = s.pin, .ranks = s.ranks, .path_prepend = o.path_prepend,
-         .campaign_tag = campaign_tag(s),
+         .jobs_dir = s.slurm.jobs_dir, .campaign_tag = campaign_tag(s),
          .slurm = std::move(slurm), .notice = notice});
     search::StrategyOptions options{.name = s.strategy, .seed = s.seed, .maximize = s.maximize, .fidelity = s.fidelity};
     for (const auto& goal : s.objectives) options.maximize_objectives.push_back(goal.maximize);
@@ -142,6 +121,13 @@ class CampaignRunner {
   int run() {
     m_suite.prepare();
     open_store();
+    if (m_builds.active()) {
+      try {  // two campaigns on one build.dir would overwrite each other's builds (BuildInputs.h)
+        claim_build_root(m_s.build_root, m_s.campaign_results.string());
+      } catch (const std::runtime_error& e) {
+        throw ConfigError(fmt::format("{}: [build] dir: {}", m_s.config_path.string(), e.what()));
+      }
+    }
     // We hold the results file's lock: any process still carrying the campaign's tag was left
     // by an earlier scheduler of it that was killed (a task's setsid child, a daemon).
     if (const auto killed = jobs::kill_campaign_leftovers(campaign_tag(m_s)); !killed.empty()) {
@@ -190,11 +176,11 @@ class CampaignRunner {
     if (std::filesystem::exists(m_s.results)) {
       m_store.emplace(results::Store::open_for_append(m_s.results));
       const auto& info = m_store->campaign();
-      if (info.fingerprint != m_s.fingerprint())
+      if (const auto change = fingerprint_change(info.fingerprint, m_s.fingerprint()))
         throw ConfigError(fmt::format(
             "{}: recorded by a different campaign, so its results cannot be resumed: {}. Restore the setting, or "
             "give a new results file (--campaign.results=FILE)",
-            m_s.results.string(), fingerprint_difference(info.fingerprint, m_s.fingerprint())));
+            m_s.results.string(), *change));
       m_candidates = m_store->candidates();
       m_trials = m_store->trials();
       for (const auto& e : m_store->estimates()) m_estimated.insert({e.candidate, e.repeats});

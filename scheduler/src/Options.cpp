@@ -58,6 +58,9 @@ const std::vector<OptionDecl>& option_table() {
       {"build.env", "", false, true,
        "NAME=VALUE set in the build's environment; VALUE is a template over the parameters ({param}) and "
        "{build_dir}, and part of the build key; no shell (repeatable)"},
+      {"build.inputs", "", false, false,
+       "files and folders the build reads (sources, patches), blank-separated, relative to the working folder: "
+       "their content is part of every build key and of the results' fingerprint"},
       {"build.dir", "", false, false,
        "where the build folders go (default: RESULTS.builds beside the results file); on Slurm it must be on a file "
        "system the nodes share"},

@@ -128,6 +128,7 @@ Settings load_settings(const std::filesystem::path& file, const std::vector<std:
       settings.name.insert(0, "campaign");
   }
   if (settings.results.empty()) settings.results = settings.name + ".h5";
+  settings.campaign_results = std::filesystem::absolute(settings.results).lexically_normal();
   if (settings.slurm.jobs_dir.empty()) settings.slurm.jobs_dir = settings.results.string() + ".jobs";
   if (jobs::backend_renders_job_scripts(settings.backend) && !jobs::is_sbatch_value(std::filesystem::absolute(settings.slurm.jobs_dir).string()))
     throw ConfigError(fmt::format("{}: the job folder '{}' holds a blank or a control character, which a job script's "

@@ -1,4 +1,5 @@
 // Validate.cpp — turns raw (value, where) pairs into typed Settings with located errors.
+#include <array>
 #include <charconv>
 #include <algorithm>
 #include <set>
@@ -14,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "BuildInputs.h"
 #include "Ini.h"
 #include "Options.h"
 #include "flotilla/jobs/Backend.h"
@@ -623,6 +625,16 @@ Settings validate(RawValues raw, const std::string& display) {
     if (!std::filesystem::is_directory(s.workdir))
       bad(*workdir, "campaign.workdir", "is not a directory");
   }
+  if (auto* inputs = r.one("build.inputs"); inputs && !inputs->value.empty()) {
+    if (s.build_command.empty()) bad(*inputs, "build.inputs", "needs [build] command");
+    std::istringstream words(inputs->value);
+    for (std::string word; words >> word;) s.build_inputs.push_back(word);
+    try {
+      s.build_inputs_digest = digest_build_inputs(s.workdir, s.build_inputs);
+    } catch (const std::runtime_error& e) {
+      bad(*inputs, "build.inputs", fmt::format("cannot be read: {}", e.what()));
+    }
+  }
   read_suite(r, s);
   read_stages(r, s);
   s.strategy = registered(r, "search.strategy", search::strategy_names());
@@ -722,13 +734,63 @@ std::string Settings::fidelity_full() const {
 std::string Settings::build_template() const {
   std::string text = build_command;
   for (const auto& [name, value] : build_env) text += fmt::format("\nenv {}={}", name, value);
+  if (!build_inputs.empty()) text += fmt::format("\ninputs {}", build_inputs_digest);  // no placeholder: literal
   return text;
 }
 
 std::string Gate::text() const { return kind == Kind::all ? "all" : fmt::format("top {} per round", top); }
 
+namespace {
+
+// The keys fingerprint version 2 added: what a task computes also depends on where it runs and on
+// its environment (a resumed campaign with another explore.env mixed scores of 500 with 1).
+constexpr std::string_view kFingerprintVersion = "fingerprint = 2";
+constexpr std::array<std::string_view, 4> kVersion2Keys = {"fingerprint", "campaign.workdir", "explore.env",
+                                                           "evaluate.env"};
+
+std::string env_lines(std::string_view section, const std::vector<std::pair<std::string, std::string>>& env) {
+  std::string lines;
+  for (const auto& [name, value] : env) lines += fmt::format("{}.env = {}={}\n", section, name, value);
+  return lines;
+}
+
+// "key = value" lines by key, repeated keys (env lines) joined in order; lines without " = "
+// (the space's) are keys of their own.
+std::map<std::string, std::string> fingerprint_lines(const std::string& text) {
+  std::map<std::string, std::string> kv;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    const auto eq = line.find(" = ");
+    if (eq == std::string::npos) {
+      kv[line] += "";
+      continue;
+    }
+    auto& value = kv[line.substr(0, eq)];
+    value += (value.empty() ? "" : ", ") + line.substr(eq + 3);
+  }
+  return kv;
+}
+
+}  // namespace
+
+std::optional<std::string> fingerprint_change(const std::string& recorded, const std::string& now) {
+  auto a = fingerprint_lines(recorded), b = fingerprint_lines(now);
+  if (!a.contains("fingerprint"))  // recorded before version 2
+    for (auto key : kVersion2Keys) b.erase(std::string(key));
+  if (a == b) return std::nullopt;
+  std::vector<std::string> changes;
+  for (const auto& [k, v] : a)
+    if (!b.contains(k)) changes.push_back(fmt::format("'{}' was removed", k));
+    else if (b[k] != v) changes.push_back(fmt::format("{} changed from '{}' to '{}'", k, v, b[k]));
+  for (const auto& [k, v] : b)
+    if (!a.contains(k)) changes.push_back(fmt::format("'{}{}' was added", k, v.empty() ? "" : " = " + v));
+  return fmt::format("{}", fmt::join(changes, "; "));
+}
+
 std::string Settings::fingerprint() const {
-  return fmt::format(
+  return std::string(kFingerprintVersion) + "\n" +
+         fmt::format("campaign.workdir = {}\n", workdir.string()) + env_lines("explore", explore_env) +
+         env_lines("evaluate", evaluate_env) + fmt::format(
       "intent.objective = {}\nintent.direction = {}\nintent.baseline = {}\n{}explore.command = {}\n"
       "explore.repeats = {}\nevaluate.command = {}\nevaluate.shards = {}\nevaluate.gate = {}\n",
       objective, maximize ? "maximize" : "minimize", baseline.value_or(""), space.fingerprint(), explore_command,
@@ -740,6 +802,9 @@ std::string Settings::fingerprint() const {
                                            results::objectives_text(objectives), pick.text())) +
          // Only campaigns with a build stage name it, so other campaigns' files still resume.
          (build_command.empty() ? std::string() : fmt::format("build.command = {}\n", build_command)) +
+         (build_inputs.empty() ? std::string()
+                               : fmt::format("build.inputs = {} (content {})\n", fmt::join(build_inputs, " "),
+                                             build_inputs_digest)) +
          // The env lines are part of every build key: recorded builds of other env lines are not these.
          [&] {
            std::string lines;

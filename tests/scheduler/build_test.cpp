@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "BuildInputs.h"
 #include "BuildStage.h"
 #include "flotilla/scheduler/Builds.h"
 #include "flotilla/scheduler/Settings.h"
@@ -212,3 +213,45 @@ TEST_F(BuildSettingsTest, SharedBuildsAreCopiedBeforeAnyIsRecorded) {
 }
 
 }  // namespace
+
+// Hostile input: two campaigns sharing build.dir overwrote each other's builds (campaign A's
+// candidate recorded 10, 99, 99 after B rebuilt the same key from changed sources). A build
+// folder belongs to one campaign, and the sources a build reads are part of its key.
+TEST_F(BuildSettingsTest, InputsContentJoinsTheKeyAndTheFingerprint) {
+  const auto src = m_dir / "src";
+  std::filesystem::create_directories(src / "sub");
+  std::ofstream(src / "kernel.cpp") << "int main() { return 0; }\n";
+  std::ofstream(src / "sub" / "helper.h") << "#pragma once\n";
+  const auto workdir = "--campaign.workdir=" + m_dir.string();
+  auto a = load(kBuild, {workdir, "--build.inputs=src"});
+  EXPECT_EQ(a.build_inputs, std::vector<std::string>{"src"});
+  EXPECT_EQ(a.build_inputs_digest.size(), 16u);
+  EXPECT_NE(a.fingerprint().find("build.inputs = src (content " + a.build_inputs_digest + ")"), std::string::npos);
+  const auto key = build_key(a.build_template(), {{"opt", "2"}, {"block", "32"}});
+  // The same command and values over changed sources: another key, another folder, a refused resume.
+  std::ofstream(src / "sub" / "helper.h") << "#pragma once\n#define FAST 1\n";
+  auto b = load(kBuild, {workdir, "--build.inputs=src"});
+  EXPECT_NE(a.build_inputs_digest, b.build_inputs_digest);
+  EXPECT_NE(key, build_key(b.build_template(), {{"opt", "2"}, {"block", "32"}}));
+  const auto change = fingerprint_change(a.fingerprint(), b.fingerprint());
+  ASSERT_TRUE(change);
+  EXPECT_NE(change->find("build.inputs changed from"), std::string::npos) << *change;
+  // Unchanged sources: the same digest (a folder is walked in name order).
+  EXPECT_EQ(b.build_inputs_digest, load(kBuild, {workdir, "--build.inputs=src"}).build_inputs_digest);
+  EXPECT_EQ(error_of(kBuild, {workdir, "--build.inputs=src missing.cpp"}),
+            "command line: [build] inputs: 'src missing.cpp' cannot be read: 'missing.cpp' does not exist");
+}
+
+TEST(BuildRoot, BelongsToOneCampaign) {
+  const auto root = std::filesystem::temp_directory_path() / ("flotilla_build_root." + std::to_string(::getpid()));
+  std::filesystem::remove_all(root);
+  claim_build_root(root, "/work/a.h5");
+  EXPECT_NO_THROW(claim_build_root(root, "/work/a.h5"));  // a resume of the same campaign
+  try {
+    claim_build_root(root, "/work/b.h5");
+    FAIL() << "a second campaign was given the first one's build folder";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("belongs to another campaign (/work/a.h5)"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove_all(root);
+}

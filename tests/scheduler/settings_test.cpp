@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <set>
+#include <sstream>
 
 #include <gtest/gtest.h>
 
@@ -190,6 +191,45 @@ TEST_F(SettingsTest, MissingFile) {
   } catch (const ConfigError& e) {
     EXPECT_STREQ(e.what(), "/nonexistent/campaign.ini: cannot open campaign file: No such file or directory");
   }
+}
+
+// Hostile input: a resume with another explore.env, evaluate.env or campaign.workdir was accepted,
+// and scores of 500 to 700 sat beside 1 to 4 in one file. What a task computes depends on them.
+TEST_F(SettingsTest, ResumeRefusesAnotherEnvironmentOrWorkingFolder) {
+  const auto base = load_settings(write(kValid), {"--explore.env=SCALE=1", "--evaluate.env=MODE=a"}).fingerprint();
+  const auto env = load_settings(write(kValid), {"--explore.env=SCALE=100", "--evaluate.env=MODE=a"}).fingerprint();
+  const auto change = fingerprint_change(base, env);
+  ASSERT_TRUE(change);
+  EXPECT_NE(change->find("explore.env changed from 'SCALE=1' to 'SCALE=100'"), std::string::npos) << *change;
+  const auto evaluate = load_settings(write(kValid), {"--explore.env=SCALE=1", "--evaluate.env=MODE=b"}).fingerprint();
+  ASSERT_TRUE(fingerprint_change(base, evaluate));
+  EXPECT_NE(fingerprint_change(base, evaluate)->find("evaluate.env"), std::string::npos);
+  const auto added = load_settings(write(kValid), {}).fingerprint();
+  ASSERT_TRUE(fingerprint_change(added, env));  // none recorded, some now
+  EXPECT_NE(fingerprint_change(added, env)->find("'explore.env = SCALE=100' was added"), std::string::npos)
+      << *fingerprint_change(added, env);
+  const auto elsewhere = std::filesystem::temp_directory_path();
+  const auto moved =
+      load_settings(write(kValid), {"--explore.env=SCALE=1", "--evaluate.env=MODE=a",
+                                    "--campaign.workdir=" + elsewhere.string()}).fingerprint();
+  ASSERT_TRUE(fingerprint_change(base, moved));
+  EXPECT_NE(fingerprint_change(base, moved)->find("campaign.workdir changed from"), std::string::npos);
+  EXPECT_FALSE(fingerprint_change(base, base));
+}
+
+// Results files written before the fingerprint named the working folder and the env lines (no
+// "fingerprint = 2" line) still resume; everything they did record is still compared.
+TEST_F(SettingsTest, OlderFingerprintsStillResume) {
+  const auto now = load_settings(write(kValid), {"--explore.env=SCALE=1"}).fingerprint();
+  std::string older;
+  std::istringstream lines(now);
+  for (std::string line; std::getline(lines, line);)
+    if (!line.starts_with("fingerprint") && !line.starts_with("campaign.workdir") && !line.starts_with("explore.env"))
+      older += line + "\n";
+  EXPECT_FALSE(fingerprint_change(older, now));
+  const auto repeats = load_settings(write(kValid), {"--explore.repeats=5"}).fingerprint();
+  ASSERT_TRUE(fingerprint_change(older, repeats));
+  EXPECT_NE(fingerprint_change(older, repeats)->find("explore.repeats changed from '3' to '5'"), std::string::npos);
 }
 
 TEST_F(SettingsTest, FingerprintIgnoresBudgetButNotCommands) {

@@ -108,6 +108,9 @@ struct BackendOptions {
   bool pin = true;                                  // local: each slot's tasks pinned to its own CPUs
   unsigned ranks = 0;                               // mpi: MPI ranks, rank 0 dispatching; 0 = slots + 1
   std::vector<std::filesystem::path> path_prepend;  // put before PATH for argv[0] lookup
+  // mpi: the campaign's own folder (resources.jobs_dir), where each run keeps a private folder
+  // of manifests and job files (PrivateDir.h); empty: $TMPDIR.
+  std::filesystem::path jobs_dir;
   // local: every task (and what it starts) carries FLOTILLA_CAMPAIGN=<campaign_tag>, so a later
   // scheduler of the campaign can end what a killed one left (kill_campaign_leftovers).
   std::string campaign_tag;

@@ -44,6 +44,7 @@ struct Settings {
 
   std::string name;
   std::filesystem::path results;
+  std::filesystem::path campaign_results;  // absolute; a staged campaign's stages keep the campaign's
   std::filesystem::path workdir;  // absolute: where every task runs (campaign.workdir, else where flotilla started)
   // [explore] env / [evaluate] env: NAME and VALUE template of each, in order.
   std::vector<std::pair<std::string, std::string>> explore_env, evaluate_env;
@@ -72,6 +73,10 @@ struct Settings {
   // as {build_dir}. Builds run on this host, build_parallel at a time (0: its CPUs).
   std::string build_command;             // empty: no build stage
   std::vector<std::pair<std::string, std::string>> build_env;  // [build] env: NAME=TEMPLATE
+  // build.inputs (BuildInputs.h): what the build reads that can change, and the digest of their
+  // content when the settings were loaded; part of every build key and of the fingerprint.
+  std::vector<std::string> build_inputs;
+  std::string build_inputs_digest;
   // What a build depends on: the command and its env lines, as one text whose placeholders
   // make the build key (Builds.h). The command alone when there are no env lines.
   std::string build_template() const;
@@ -162,6 +167,12 @@ struct Settings {
   // must have the same (budget, batch, strategy, seed, slots and timeouts may change).
   std::string fingerprint() const;
 };
+
+// Why results recorded under the fingerprint `recorded` cannot be resumed by a campaign whose
+// fingerprint is `now` ("explore.env changed from 'A=1' to 'A=2'; ..."), or nullopt when they can.
+// A fingerprint written before flotilla recorded the working folder and the env lines (it has no
+// "fingerprint = 2" line) is compared without them, so older results files still resume.
+std::optional<std::string> fingerprint_change(const std::string& recorded, const std::string& now);
 
 // The declarations as Boost.Program_options sees them (also used for --help).
 boost::program_options::options_description campaign_options();
