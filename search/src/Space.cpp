@@ -12,6 +12,8 @@
 #include <fmt/format.h>
 #include <muParser.h>
 
+#include "flotilla/search/Expression.h"
+
 #include "flotilla/search/Space.h"
 #include "TextUtil.h"
 
@@ -64,6 +66,9 @@ void Space::add_constraint(std::string expression) {
     if (!c.parsers.empty()) throw SpaceError("internal: parameters changed after constraints");
     c.values.assign(m_parameters.size(), 0.0);
   }
+  if (const auto at = assignment_position(expression))
+    throw SpaceError(fmt::format("constraint '{}': '=' at column {} assigns a value; compare with ==", expression,
+                                 *at + 1));
   auto parser = std::make_unique<mu::Parser>();
   try {
     parser->DefineOprt("%", fmod_operator, mu::prMUL_DIV, mu::oaLEFT, true);
@@ -112,8 +117,8 @@ bool Space::feasible(const Configuration& config) const {
   if (c.parsers.empty()) return true;
   std::copy(config.begin(), config.end(), c.values.begin());
   for (auto& parser : c.parsers) {
-    double v = parser->Eval();
-    if (!(v != 0.0) || std::isnan(v)) return false;
+    const double v = parser->Eval();
+    if (!std::isfinite(v) || v == 0.0) return false;  // 1/0 holds nowhere, as NaN does not
   }
   return true;
 }

@@ -6,6 +6,8 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <fmt/format.h>
 #include <muParser.h>
+
+#include "flotilla/search/Expression.h"
 #include <pcre2.h>
 
 #include <algorithm>
@@ -136,6 +138,9 @@ PassCondition::PassCondition(std::string_view expression, const std::vector<std:
     : m_expression(expression), m_compiled(std::make_unique<Compiled>()) {
   auto& c = *m_compiled;
   c.values.assign(names.size() + 1, 0.0);
+  if (const auto at = search::assignment_position(expression))
+    throw PatternError(fmt::format("evaluate.pass_when: '{}': '=' at column {} assigns a value; compare with ==",
+                                   expression, *at + 1));
   try {
     for (std::size_t i = 0; i < names.size(); ++i) c.parser.DefineVar(names[i], &c.values[i]);
     c.parser.DefineVar("exit_code", &c.values.back());
@@ -158,7 +163,8 @@ bool PassCondition::holds(const Numbers& numbers, int exit_code) const {
   for (std::size_t i = 0; i < numbers.size() && i + 1 < c.values.size(); ++i) c.values[i] = numbers[i].second;
   c.values.back() = exit_code;
   const double result = c.parser.Eval();
-  return !std::isnan(result) && result != 0;  // a comparison with a missing (NaN) group is false
+  // A comparison with a missing (NaN) group is false; so is an infinite result (1/0 passed every file).
+  return std::isfinite(result) && result != 0;
 }
 
 TestResult judge_file(std::string name, const FileRun& run, const SummaryPattern* summary,

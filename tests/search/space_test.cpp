@@ -90,6 +90,21 @@ TEST(Space, ConstraintsFilterAndUseChoiceNames) {
   EXPECT_EQ(n, 19u + 5u);
 }
 
+// Hostile input: `constraint = x = 3` assigned 3 to x and held for every candidate.
+TEST(Space, ConstraintsNeverAssignAndNonFiniteDoesNotHold) {
+  Space s = tiling_space();
+  try {
+    s.add_constraint("tile_x = 3");
+    FAIL() << "accepted an assignment";
+  } catch (const SpaceError& e) {
+    EXPECT_STREQ(e.what(), "constraint 'tile_x = 3': '=' at column 8 assigns a value; compare with ==");
+  }
+  EXPECT_TRUE(s.feasible({8, 1, 0}));  // nothing was added
+  s.add_constraint("1 / (tile_x - 8)");  // inf at tile_x = 8: holds nowhere there
+  EXPECT_FALSE(s.feasible({8, 1, 0}));
+  EXPECT_TRUE(s.feasible({16, 1, 0}));
+}
+
 TEST(Space, ConstraintErrorsNameTheProblem) {
   Space s = tiling_space();
   try {

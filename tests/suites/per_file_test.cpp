@@ -70,6 +70,21 @@ TEST(PerFilePassWhen, OverTheGroupsAndTheExitCode) {
             0u);
 }
 
+// Hostile input: `pass_when = errors = 3` assigned 3 to errors and verified a candidate whose
+// checker printed 7 errors; `pass_when = 1/0` passed every file.
+TEST(PerFilePassWhen, RefusesAssignmentAndNonFiniteResults) {
+  const SummaryPattern summary(kSqllogic);
+  EXPECT_EQ(error_of<PatternError>([&] { PassCondition("errors = 3", summary.names()); }),
+            "evaluate.pass_when: 'errors = 3': '=' at column 8 assigns a value; compare with ==");
+  EXPECT_EQ(error_of<PatternError>([&] { PassCondition("tests > 0 && (errors=0)", summary.names()); }),
+            "evaluate.pass_when: 'tests > 0 && (errors=0)': '=' at column 21 assigns a value; compare with ==");
+  for (const char* fine : {"errors == 0", "errors <= 1", "tests >= 2", "errors != 1 && exit_code==0"})
+    EXPECT_NO_THROW(PassCondition(fine, summary.names())) << fine;
+  EXPECT_FALSE(PassCondition("1/0", summary.names()).holds({{"errors", 7}, {"tests", 9}, {"skipped", 0}}, 0));
+  EXPECT_FALSE(PassCondition("tests/errors", summary.names()).holds({{"errors", 0}, {"tests", 9}, {"skipped", 0}}, 0));
+  EXPECT_TRUE(PassCondition("tests/errors", summary.names()).holds({{"errors", 3}, {"tests", 9}, {"skipped", 0}}, 0));
+}
+
 TEST(PerFileJudge, TheSummaryDecidesEvenWhenTheExitCodeWrapped) {
   const SummaryPattern summary(kSqllogic);
   const PassCondition pass_when("errors == 0", summary.names());
