@@ -19,8 +19,16 @@
 #include <thread>
 #include <utility>
 
+#include <fmt/format.h>
+
 namespace flotilla::jobs {
 namespace {
+
+// A start the system refused (fork or pipe limits) is tried again after 50 ms, doubling up to
+// 5 s, for a minute; then the task comes back lost, which the scheduler runs again as its next
+// attempt: never a failure of the task itself.
+constexpr std::chrono::milliseconds kFirstRetry{50}, kLongestRetry{5000};
+constexpr std::chrono::seconds kRetryFor{60};
 
 unsigned resolve_slots(unsigned requested) {
   if (requested > 0) return requested;
@@ -88,17 +96,46 @@ unsigned LocalBackend::free_slot() const {
 }
 
 void LocalBackend::start_queued() {
+  // Tasks due for another try go first: they were submitted before everything still queued.
+  const auto now = TaskRun::Clock::now();
+  for (auto it = m_waiting.rbegin(); it != m_waiting.rend(); ++it)
+    if (it->not_before <= now) m_queue.push_front(std::move(it->spec));
+  std::vector<Waiting> due;
+  for (auto& w : m_waiting)
+    if (w.not_before <= now) due.push_back(std::move(w));
+  std::erase_if(m_waiting, [&](const Waiting& w) { return w.not_before <= now; });
   while (!m_queue.empty() && may_start(m_queue.front())) {
     TaskSpec spec = std::move(m_queue.front());
     m_queue.pop_front();
+    Waiting earlier{};
+    if (!due.empty() && due.front().spec.id == spec.id && due.front().spec.attempt == spec.attempt) {
+      earlier = std::move(due.front());
+      due.erase(due.begin());
+    }
     const unsigned slot = free_slot();
-    spec.env.emplace_back(kTaskTokenVariable, m_token_prefix + "-" + std::to_string(++m_tasks));
-    if (!m_campaign_tag.empty()) spec.env.emplace_back(kCampaignTagVariable, m_campaign_tag);
-    auto spawned = m_spawner.spawn(spec, m_slot_cpus[slot]);
+    auto started = spec;  // what a retry needs is the spec without this try's tokens
+    started.env.emplace_back(kTaskTokenVariable, m_token_prefix + "-" + std::to_string(++m_tasks));
+    if (!m_campaign_tag.empty()) started.env.emplace_back(kCampaignTagVariable, m_campaign_tag);
+    auto spawned = m_spawner.spawn(started, m_slot_cpus[slot]);
     if (auto* failure = std::get_if<SpawnFailure>(&spawned)) {
+      if (failure->transient) {
+        const auto since = earlier.tries > 0 ? earlier.since : now;
+        if (now - since < kRetryFor) {
+          const auto delay = std::min(kLongestRetry, kFirstRetry * (1 << std::min(earlier.tries, 7)));
+          m_waiting.push_back({std::move(spec), now + delay, since, earlier.tries + 1});
+          break;  // the system is short of processes or files: the tasks behind this one wait too
+        }
+        auto lost = failure_result(spec, *failure);
+        lost.status = TaskStatus::lost;
+        lost.reason += fmt::format(" (the system refused {} starts over {:.0f} s: not the task's fault)",
+                                   earlier.tries + 1, std::chrono::duration<double>(now - since).count());
+        m_finished.push_back(std::move(lost));
+        continue;
+      }
       m_finished.push_back(failure_result(spec, *failure));
       continue;
     }
+    spec = std::move(started);
     const bool exclusive = spec.exclusive;
     m_slot_busy[slot] = true;
     m_running.push_back(
@@ -110,8 +147,13 @@ std::vector<TaskResult> LocalBackend::collect(std::chrono::milliseconds wait) {
   const auto until = TaskRun::Clock::now() + wait;
   for (;;) {
     start_queued();
-    // Nothing in flight: nothing more can finish, so do not sleep out the wait.
-    if (m_running.empty()) break;
+    // Nothing in flight: nothing more can finish, so do not sleep out the wait, unless a task
+    // waits to be started again.
+    if (m_running.empty()) {
+      if (m_waiting.empty() || !m_finished.empty() || TaskRun::Clock::now() >= until) break;
+      wait_to_retry(until);
+      continue;
+    }
     wait_for_events(m_finished.empty() ? until : TaskRun::Clock::now());
     move_done_to_finished();
     start_queued();  // refill freed slots before returning, so they do not idle until next call
@@ -125,6 +167,12 @@ std::vector<TaskResult> LocalBackend::collect(std::chrono::milliseconds wait) {
     result.slurm_job = m_placement.slurm_job;  // flotilla run inside an allocation
   }
   return std::exchange(m_finished, {});
+}
+
+void LocalBackend::wait_to_retry(TaskRun::Clock::time_point until) {
+  auto next = until;
+  for (const auto& w : m_waiting) next = std::min(next, w.not_before);
+  std::this_thread::sleep_until(next);
 }
 
 void LocalBackend::wait_for_events(TaskRun::Clock::time_point until) {
@@ -141,6 +189,7 @@ void LocalBackend::wait_for_events(TaskRun::Clock::time_point until) {
     }
     if (auto next = run->next_check()) until = std::min(until, *next);
   }
+  for (const auto& w : m_waiting) until = std::min(until, w.not_before);
   const auto timeout = std::chrono::ceil<std::chrono::milliseconds>(until - TaskRun::Clock::now());
   const int ready =
       ::poll(fds.data(), fds.size(), static_cast<int>(std::max<long long>(0, timeout.count())));
@@ -170,8 +219,10 @@ void LocalBackend::move_done_to_finished() {
 
 void LocalBackend::cancel_all() {
   for (const auto& spec : m_queue) m_finished.push_back(cancelled_result(spec));
-  m_finished_unstarted += m_queue.size();
+  for (const auto& w : m_waiting) m_finished.push_back(cancelled_result(w.spec));
+  m_finished_unstarted += m_queue.size() + m_waiting.size();
   m_queue.clear();
+  m_waiting.clear();
   for (const auto& running : m_running) running.run->cancel();
   move_done_to_finished();
 }

@@ -31,7 +31,7 @@ class LocalBackend final : public Backend {
   void submit(std::vector<TaskSpec> tasks) override;
   std::vector<TaskResult> collect(std::chrono::milliseconds wait) override;
   // Results not yet collected still count (Backend.h), as queued if they never started.
-  std::size_t queued() const override { return m_queue.size() + m_finished_unstarted; }
+  std::size_t queued() const override { return m_queue.size() + m_waiting.size() + m_finished_unstarted; }
   std::size_t running() const override {
     return m_running.size() + m_finished.size() - m_finished_unstarted;
   }
@@ -46,7 +46,14 @@ class LocalBackend final : public Backend {
     bool exclusive;
   };
 
+  // A task the system could not start now (SpawnFailure::transient), and when to try again.
+  struct Waiting {
+    TaskSpec spec;
+    TaskRun::Clock::time_point not_before, since;
+    int tries = 0;
+  };
   void start_queued();
+  void wait_to_retry(TaskRun::Clock::time_point until);
   bool may_start(const TaskSpec& next) const;
   unsigned free_slot() const;
   void wait_for_events(TaskRun::Clock::time_point until);
@@ -63,6 +70,7 @@ class LocalBackend final : public Backend {
   std::uint64_t m_tasks = 0;
   std::function<void(std::string, std::string)> m_notice;
   std::deque<TaskSpec> m_queue;
+  std::vector<Waiting> m_waiting;        // in the order they first failed to start
   std::vector<Running> m_running;
   std::vector<TaskResult> m_finished;    // done, not yet returned by collect()
   std::size_t m_finished_unstarted = 0;  // of those, cancelled before they started

@@ -57,6 +57,14 @@ std::string error_text(int error) { return std::generic_category().message(error
 
 int exit_code_for(int error) { return error == ENOENT ? 127 : 126; }  // the shell's convention
 
+// Limits another process can exhaust for a while (a task that forked 10,000 processes): the
+// start is tried again, never charged to the task that could not start.
+bool transient_error(int error) { return error == EAGAIN || error == ENOMEM || error == EMFILE || error == ENFILE; }
+
+SpawnFailure cannot_start(const TaskSpec& spec, int error) {
+  return {"cannot start '" + spec.argv.front() + "': " + error_text(error), 127, transient_error(error)};
+}
+
 // Returns the path to exec (relative to the task's workdir), or an errno like execvp's.
 std::variant<std::string, int> find_executable(const std::string& name, const std::string& path,
                                                const std::filesystem::path& workdir) {
@@ -173,7 +181,7 @@ SpawnFailure describe(const ChildReport& report, const TaskSpec& spec) {
     case ChildReport::setup:
       break;
   }
-  return {"cannot start '" + spec.argv.front() + "': " + error, 127};
+  return cannot_start(spec, report.error);
 }
 
 Fd open_pidfd(pid_t pid) {
@@ -267,14 +275,13 @@ std::variant<pid_t, SpawnFailure> Spawner::start(const TaskSpec& spec, ChildIo i
   plan.seal();
   Fd report_read, report_write;
   if (!make_pipe(report_read, report_write)) {
-    const int error = errno;
-    return SpawnFailure{"cannot start '" + spec.argv.front() + "': " + error_text(error)};
+    return cannot_start(spec, errno);
   }
   const int dev_null = m_dev_null.get();
   const ChildArgs args{&plan, io.in >= 0 ? io.in : dev_null, io.out >= 0 ? io.out : dev_null,
                        io.err >= 0 ? io.err : dev_null, report_write.get(), ::getpid()};
   const pid_t pid = clone_child(args);
-  if (pid < 0) return SpawnFailure{"cannot start '" + spec.argv.front() + "': " + error_text(-pid)};
+  if (pid < 0) return cannot_start(spec, -pid);
   report_write.reset();
   if (auto report = read_report(report_read)) {
     wait_blocking(pid);
@@ -286,8 +293,7 @@ std::variant<pid_t, SpawnFailure> Spawner::start(const TaskSpec& spec, ChildIo i
 SpawnResult Spawner::fork_and_exec(const ExecPlan& plan, const TaskSpec& spec) const {
   Fd out_read, out_write, report_read, report_write;
   if (!make_pipe(out_read, out_write) || !make_pipe(report_read, report_write)) {
-    const int error = errno;
-    return SpawnFailure{"cannot start '" + spec.argv.front() + "': " + error_text(error)};
+    return cannot_start(spec, errno);
   }
   // vfork semantics, as glibc's posix_spawn (which cannot set PR_SET_PDEATHSIG): the child
   // shares our memory on a stack of its own, and we are suspended until it has exec'd or exited.
@@ -295,7 +301,7 @@ SpawnResult Spawner::fork_and_exec(const ExecPlan& plan, const TaskSpec& spec) c
   // worker rank (hundreds of mapped libraries) that halved the rate of starting commands.
   const ChildArgs args{&plan, m_dev_null.get(), out_write.get(), out_write.get(), report_write.get(), ::getpid()};
   const pid_t pid = clone_child(args);
-  if (pid < 0) return SpawnFailure{"cannot start '" + spec.argv.front() + "': " + error_text(-pid)};
+  if (pid < 0) return cannot_start(spec, -pid);
   // No setpgid(pid, pid) here: the child has made itself a group leader before it could exec.
   out_write.reset();
   report_write.reset();

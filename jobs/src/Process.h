@@ -29,6 +29,9 @@ struct SpawnedProcess {
 struct SpawnFailure {
   std::string reason;  // "cannot execute 'foo': No such file or directory"
   int exit_code = 127;
+  // The system could not start a process now (EAGAIN, ENOMEM, EMFILE, ENFILE: another task's
+  // processes exhausted a limit): the task itself is not at fault, and a later try may work.
+  bool transient = false;
 };
 
 using SpawnResult = std::variant<SpawnedProcess, SpawnFailure>;

@@ -160,8 +160,12 @@ TEST(LocalBackend, LeavesNoFdsOrChildrenBehind) {
   EXPECT_EQ(errno, ECHILD);
 }
 
-// Exactly-once must survive running out of file descriptors: the task fails, nothing throws.
-TEST(LocalBackend, NoFileDescriptorsLeftIsAFailedResult) {
+// Exactly-once must survive running out of file descriptors, and a start the system refuses is
+// not the task's failure (hostile input: after one task forked 10,000 processes, the next
+// candidate's evaluation failed "cannot start 'true': Resource temporarily unavailable" and the
+// candidate was rolled back): the task waits, is started again once the limit allows, and
+// comes back once, ok.
+TEST(LocalBackend, NoFileDescriptorsLeftIsRetriedNotFailed) {
   auto backend = local(1);
   // First calls through the Backend and std::error_category pointers while descriptors are left:
   // UBSan (FLOTILLA_SANITIZE builds) checks the dynamic type behind a virtual call the first time,
@@ -177,11 +181,28 @@ TEST(LocalBackend, NoFileDescriptorsLeftIsAFailedResult) {
   ASSERT_EQ(::setrlimit(RLIMIT_NOFILE, &tight), 0);
   backend->submit({sh_task(1, "true")});
   auto results = backend->collect(0ms);
+  const auto queued = backend->queued();
+  const auto later = backend->collect(150ms);  // tried again, refused again
   ::setrlimit(RLIMIT_NOFILE, &saved);
+  EXPECT_TRUE(results.empty());
+  EXPECT_TRUE(later.empty());
+  EXPECT_EQ(queued, 1u);
+  const auto deadline = SteadyClock::now() + 30s;
+  while (results.empty() && SteadyClock::now() < deadline) results = backend->collect(100ms);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results.front().status, TaskStatus::ok) << results.front().reason;
+  EXPECT_EQ(backend->queued() + backend->running(), 0u);
+  EXPECT_EQ(run_one(*backend, sh_task(2, "true")).status, TaskStatus::ok);
+}
+
+// A transient refusal is retried; a task the system cannot start for another reason still fails
+// at once (a missing program is the task's own fault).
+TEST(LocalBackend, OnlyTransientStartFailuresWait) {
+  auto backend = local(1);
+  backend->submit({argv_task(1, {"/nonexistent/program"})});
+  const auto results = backend->collect(0ms);
   ASSERT_EQ(results.size(), 1u);
   EXPECT_EQ(results.front().status, TaskStatus::failed);
-  EXPECT_EQ(results.front().reason, "cannot start '/bin/sh': Too many open files");
-  EXPECT_EQ(run_one(*backend, sh_task(2, "true")).status, TaskStatus::ok);
 }
 
 TEST(LocalBackend, ZeroSlotsMeansHardwareThreads) {
