@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "Containment.h"
 #include "Descendants.h"
 #include <cerrno>
 #include <thread>
@@ -116,7 +117,8 @@ void LocalBackend::start_queued() {
     auto started = spec;  // what a retry needs is the spec without this try's tokens
     started.env.emplace_back(kTaskTokenVariable, m_token_prefix + "-" + std::to_string(++m_tasks));
     if (!m_campaign_tag.empty()) started.env.emplace_back(kCampaignTagVariable, m_campaign_tag);
-    auto spawned = m_spawner.spawn(started, m_slot_cpus[slot]);
+    auto cgroup = TaskCgroup::create();  // null in subreaper mode (Containment.h)
+    auto spawned = m_spawner.spawn(started, m_slot_cpus[slot], cgroup ? cgroup->procs_fd() : -1);
     if (auto* failure = std::get_if<SpawnFailure>(&spawned)) {
       if (failure->transient) {
         const auto since = earlier.tries > 0 ? earlier.since : now;
@@ -139,7 +141,8 @@ void LocalBackend::start_queued() {
     const bool exclusive = spec.exclusive;
     m_slot_busy[slot] = true;
     m_running.push_back(
-        {std::make_unique<TaskRun>(std::move(spec), std::move(std::get<SpawnedProcess>(spawned))), slot, exclusive});
+        {std::make_unique<TaskRun>(std::move(spec), std::move(std::get<SpawnedProcess>(spawned)), std::move(cgroup)),
+         slot, exclusive});
   }
 }
 
@@ -228,10 +231,16 @@ void LocalBackend::cancel_all() {
 }
 
 std::string kill_campaign_leftovers(const std::string& tag) {
-  if (tag.empty()) return {};
-  const auto killed = kill_processes_with(kCampaignTagVariable, tag);
+  // The task groups of a killed scheduler were emptied when containment was decided (the
+  // backend was made before this is called); the tag finds those that re-parented elsewhere.
+  containment();
+  auto killed = take_dead_schedulers_leftovers();
+  if (!tag.empty())
+    for (auto& leftover : kill_processes_with(kCampaignTagVariable, tag)) killed.push_back(std::move(leftover));
   return killed.empty() ? std::string() : describe(killed);
 }
+
+std::string task_containment() { return describe_containment(); }
 
 std::unique_ptr<Backend> make_local_backend(const BackendOptions& options) {
   return std::make_unique<LocalBackend>(options);

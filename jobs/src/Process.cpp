@@ -5,6 +5,8 @@
 // not async-signal-safe and would search the scheduler's PATH, not the task's).
 #include "Process.h"
 
+#include "Containment.h"
+
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
@@ -15,6 +17,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <mutex>
+#include <set>
 #include <csignal>
 #include <cstdlib>
 #include <optional>
@@ -36,6 +40,8 @@ struct ExecPlan {
   cpu_set_t cpus{};
   bool die_with_parent = true;  // PR_SET_PDEATHSIG (SIGKILL when the starting thread ends)
   bool new_session = false;     // setsid() instead of a process group of its own
+  int cgroup_procs = -1;        // a task cgroup's cgroup.procs: joined before exec (Containment.h)
+  bool subreaper = false;       // PR_SET_CHILD_SUBREAPER, kept across exec (Containment.h)
 
   void seal() {
     for (auto& text : argv_text) argv.push_back(text.data());
@@ -128,6 +134,9 @@ bool make_pipe(Fd& read_end, Fd& write_end) {
   for (int sig = 1; sig < NSIG; ++sig) ::sigaction(sig, &default_action, nullptr);  // undo SIG_IGN
   if (plan.new_session) ::setsid();
   else ::setpgid(0, 0);
+  // Before anything else can run: every process the task starts is then inside (Containment.h).
+  if (plan.cgroup_procs >= 0 && ::write(plan.cgroup_procs, "0", 1) != 1) report_and_exit(report_fd, ChildReport::setup);
+  if (plan.subreaper && ::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) report_and_exit(report_fd, ChildReport::setup);
   if (plan.die_with_parent) {
     if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) report_and_exit(report_fd, ChildReport::setup);
     if (::getppid() != parent) ::_exit(127);  // the scheduler died before prctl took effect
@@ -211,7 +220,7 @@ std::string Spawner::search_path(const TaskSpec& spec) const {
   return path + base;
 }
 
-SpawnResult Spawner::spawn(const TaskSpec& spec, const std::vector<int>& cpus) const {
+SpawnResult Spawner::spawn(const TaskSpec& spec, const std::vector<int>& cpus, int cgroup_procs) const {
   if (spec.argv.empty()) return SpawnFailure{"empty command", 127};
   const std::string path = search_path(spec);
   auto found = find_executable(spec.argv.front(), path, spec.workdir);
@@ -226,6 +235,8 @@ SpawnResult Spawner::spawn(const TaskSpec& spec, const std::vector<int>& cpus) c
                 spec.workdir.string()};
   plan.pin = !cpus.empty();
   for (const int cpu : cpus) CPU_SET(cpu, &plan.cpus);
+  plan.cgroup_procs = cgroup_procs;
+  plan.subreaper = cgroup_procs < 0 && containment() == ContainmentKind::subreaper;
   plan.seal();
   return fork_and_exec(plan, spec);
 }
@@ -238,6 +249,32 @@ SpawnResult Spawner::spawn(const TaskSpec& spec, const std::vector<int>& cpus) c
 #if defined(__SANITIZE_THREAD__)
 #define FLOTILLA_THREAD_SANITIZER 1
 #endif
+
+namespace {
+
+// The children started here and not yet reaped (started_here): in subreaper mode any other
+// child is an adopted orphan.
+std::mutex g_children_mutex;
+std::set<pid_t> g_children;
+
+void remember_child(pid_t pid) {
+  std::lock_guard lock(g_children_mutex);
+  g_children.insert(pid);
+}
+
+void forget_child(pid_t pid) {
+  std::lock_guard lock(g_children_mutex);
+  g_children.erase(pid);
+}
+
+}  // namespace
+
+bool started_here(pid_t pid) {
+  std::lock_guard lock(g_children_mutex);
+  return g_children.contains(pid);
+}
+
+void keep_child(pid_t pid) { remember_child(pid); }
 
 // Starts the child with vfork semantics on a stack of its own, every signal blocked meanwhile
 // (exec_child resets the handlers before unblocking). Returns its pid, or -errno.
@@ -258,6 +295,7 @@ static pid_t clone_child(const ChildArgs& args) {
 #endif
   const int error = errno;
   ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  if (pid > 0) remember_child(pid);
   return pid < 0 ? -error : pid;
 }
 
@@ -330,7 +368,11 @@ bool group_exists(pid_t pgid) { return ::kill(-pgid, 0) == 0 || errno == EPERM; 
 int wait_blocking(pid_t pid) {
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return -1;
+    if (errno != EINTR) {
+      forget_child(pid);
+      return -1;
+    }
+  forget_child(pid);
   return status;
 }
 

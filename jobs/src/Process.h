@@ -51,8 +51,10 @@ class Spawner {
   std::variant<pid_t, SpawnFailure> start(const TaskSpec& spec, ChildIo io, bool die_with_parent,
                                           bool new_session) const;
   // Returns once the child has exec'd or failed to: exec errors come back as a SpawnFailure.
-  // A non-empty `cpus` pins the child (and what it starts) to those CPUs.
-  SpawnResult spawn(const TaskSpec& spec, const std::vector<int>& cpus = {}) const;
+  // A non-empty `cpus` pins the child (and what it starts) to those CPUs. A task is contained
+  // (Containment.h): it joins `cgroup_procs` (a task cgroup's cgroup.procs, open for writing)
+  // before exec, or without one becomes a child subreaper in subreaper mode.
+  SpawnResult spawn(const TaskSpec& spec, const std::vector<int>& cpus = {}, int cgroup_procs = -1) const;
 
  private:
   std::string search_path(const TaskSpec& spec) const;
@@ -71,5 +73,11 @@ bool group_exists(pid_t pgid);
 bool has_exited(pid_t pid);
 // Blocking waitpid that retries on EINTR; returns the wait status, or -1 if not our child.
 int wait_blocking(pid_t pid);
+// Whether this process started `pid` through a Spawner (or was told to keep it, keep_child) and
+// has not reaped it: any other child is an orphan it adopted as a subreaper (Containment.h).
+bool started_here(pid_t pid);
+// A process this one adopted on purpose (the launcher of an allocated Slurm job, which outlives
+// us): never taken for a task's orphan.
+void keep_child(pid_t pid);
 
 }  // namespace flotilla::jobs

@@ -11,6 +11,8 @@
 #include "SlurmBackendImpl.h"
 #include "flotilla/jobs/Subprocess.h"
 #include "SlurmJobFolder.h"
+#include "Process.h"
+#include "flotilla/jobs/Placement.h"
 
 namespace flotilla::jobs::slurm_backend {
 
@@ -265,6 +267,14 @@ bool SlurmBackend::launch(Job& job, JobRequest request, std::uint32_t id) {
                        id, job.name, m_flotilla.string(),
                        started.started && !started.timed_out ? "see " + out.string() : started.describe(std::chrono::seconds(60))));
     return false;
+  }
+  // run-allocation has exited: its launcher is now our child if we are a subreaper
+  // (Containment.h), and must never be taken for a task's orphan.
+  {
+    std::ifstream in(job.dir / "launcher");
+    std::string host;
+    long pid = 0;
+    if (in >> host >> pid && host == host_name() && pid > 0) keep_child(static_cast<pid_t>(pid));
   }
   job.slurm_id = id;
   job.allocated = true;

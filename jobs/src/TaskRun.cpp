@@ -26,8 +26,8 @@ double epoch_seconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-TaskRun::TaskRun(TaskSpec spec, SpawnedProcess process)
-    : m_spec(std::move(spec)), m_process(std::move(process)), m_start(epoch_seconds()) {
+TaskRun::TaskRun(TaskSpec spec, SpawnedProcess process, std::unique_ptr<TaskCgroup> cgroup)
+    : m_spec(std::move(spec)), m_process(std::move(process)), m_start(epoch_seconds()), m_cgroup(std::move(cgroup)) {
   if (m_spec.timeout.count() > 0) m_deadline = Clock::now() + m_spec.timeout;
   m_exit.timeout = m_spec.timeout;
 }
@@ -35,6 +35,7 @@ TaskRun::TaskRun(TaskSpec spec, SpawnedProcess process)
 TaskRun::~TaskRun() {
   if (!m_reaped) {
     kill_group(m_process.pid);
+    if (m_cgroup) m_cgroup->kill_all(m_process.pid);
     wait_blocking(m_process.pid);
   }
 }
@@ -76,10 +77,17 @@ void TaskRun::on_exit_ready() {
 
 void TaskRun::reap() {
   kill_group(m_process.pid);  // the leader is a zombie: its group id cannot have been reused
-  // Descendants that left the group (setsid, a double-forked daemon) still carry the task's
-  // token: they end with it (Descendants.h), and the result says what was killed.
-  for (const auto& [key, value] : m_spec.env)
-    if (key == kTaskTokenVariable) m_leftovers = kill_processes_with(kTaskTokenVariable, value, m_process.pid);
+  // Descendants that left the group (setsid, a double-forked daemon) end with it, and the
+  // result says what was killed: by the task's cgroup, or as orphans this subreaper adopted
+  // (Containment.h); the environment token (Descendants.h) also finds those that re-parented
+  // elsewhere and kept it.
+  if (m_cgroup) {
+    m_leftovers = m_cgroup->kill_all(m_process.pid);
+  } else {
+    for (const auto& [key, value] : m_spec.env)
+      if (key == kTaskTokenVariable) m_leftovers = kill_processes_with(kTaskTokenVariable, value, m_process.pid);
+    for (auto& orphan : kill_adopted_orphans()) m_leftovers.push_back(std::move(orphan));
+  }
   const int status = wait_blocking(m_process.pid);
   if (status >= 0) m_exit.wait_status = status;  // else reaped elsewhere: classify() says so
   m_reaped = true;

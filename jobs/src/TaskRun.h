@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "Containment.h"
 #include "Descendants.h"
 #include "Outcome.h"
 #include "Process.h"
@@ -24,7 +25,8 @@ class TaskRun {
  public:
   using Clock = std::chrono::steady_clock;
 
-  TaskRun(TaskSpec spec, SpawnedProcess process);
+  // `cgroup`: the task's own (Containment.h), or null in subreaper mode.
+  TaskRun(TaskSpec spec, SpawnedProcess process, std::unique_ptr<TaskCgroup> cgroup = nullptr);
   TaskRun(const TaskRun&) = delete;
   TaskRun& operator=(const TaskRun&) = delete;
   ~TaskRun();
@@ -56,6 +58,7 @@ class TaskRun {
   bool m_reaped = false;
   ExitInfo m_exit;
   std::vector<Leftover> m_leftovers;
+  std::unique_ptr<TaskCgroup> m_cgroup;
 };
 
 double epoch_seconds();

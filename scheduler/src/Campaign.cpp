@@ -135,7 +135,11 @@ class CampaignRunner {
       m_err << fmt::format("{}: killed {} that an earlier, killed run of this campaign left running\n",
                            m_s.results.string(), killed);
     }
-    if (!m_backend->capabilities().outlives_scheduler) m_suite.remove_stale_temporaries();
+    if (!m_backend->capabilities().outlives_scheduler) {
+      m_suite.remove_stale_temporaries();
+      // Which guarantee holds that a task's descendants end with it (docs/verification.md).
+      m_store->add_event({now_seconds(), "containment", jobs::task_containment()});
+    }
     if (std::error_code ec; std::filesystem::remove(stop_request_path(m_s), ec))
       m_err << fmt::format("{}: removed a stop request no run obeyed\n", stop_request_path(m_s).string());
     const double started = now_seconds();

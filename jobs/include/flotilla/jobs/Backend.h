@@ -124,6 +124,10 @@ struct BackendOptions {
 // tasks' descendants that outlived it); returns a sentence saying what, or "" for none.
 std::string kill_campaign_leftovers(const std::string& tag);
 
+// How this process keeps a local task's descendants inside the task: "cgroup v2 (DIR)" or
+// "child subreaper (WHY)" (jobs/src/Containment.h).
+std::string task_containment();
+
 // A setting a backend declares ("resources.partition"), with its default and its --help text.
 struct BackendSetting {
   std::string_view key;
