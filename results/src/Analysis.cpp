@@ -84,6 +84,7 @@ void summarize_confirmation(CandidateSummary& s, const std::vector<const TrialRe
     if (t->kind == TrialKind::confirm && t->attempt == attempt) pairs[t->index] = t;
   ConfirmationSummary c;
   std::vector<double> log_ratios;
+  std::vector<stats::PairRun> runs;  // metric order: 0 candidate first, 1 reference first
   for (const auto& [index, t] : pairs) {
     c.reference = static_cast<std::int64_t>(metric_of(*t, "reference_candidate", -1));
     if (t->status != TrialStatus::ok || !(t->objective > 0)) {
@@ -93,10 +94,15 @@ void summarize_confirmation(CandidateSummary& s, const std::vector<const TrialRe
       break;
     }
     log_ratios.push_back(std::log(t->objective));
+    const double candidate = metric_of(*t, "candidate", 1), reference = metric_of(*t, "reference", 1);
+    runs.push_back({.candidate_first = metric_of(*t, "order", -1) == 0,
+                    .log_candidate = candidate > 0 ? std::log(candidate) : 0,
+                    .log_reference = reference > 0 ? std::log(reference) : 0});
     s.confirm_runs += 2;
   }
   if (c.result.verdict != stats::Verdict::failed) {
-    c.result = stats::decide_confirmation(log_ratios, settings);
+    c.result = stats::decide_confirmation(log_ratios, settings, runs);
+    if (c.result.verdict == stats::Verdict::unreliable) c.reason = c.result.reason;
   } else if (!log_ratios.empty()) {
     auto partial = stats::decide_confirmation(log_ratios, settings);
     c.result.pairs = partial.pairs, c.result.ratio = partial.ratio, c.result.low = partial.low,

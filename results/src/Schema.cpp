@@ -315,7 +315,11 @@ ConfirmationRow to_row(const ConfirmationRecord& r) {
   ConfirmationRow row{};
   row.candidate = r.candidate;
   row.reference = r.reference;
-  row.verdict = static_cast<std::int8_t>(stats::verdict_from_key(r.verdict).value_or(stats::Verdict::failed));
+  // An unreliable verdict is stored as failed (its reason says why), so the file's enum stays
+  // the one every earlier file has.
+  auto verdict = stats::verdict_from_key(r.verdict).value_or(stats::Verdict::failed);
+  if (verdict == stats::Verdict::unreliable) verdict = stats::Verdict::failed;
+  row.verdict = static_cast<std::int8_t>(verdict);
   row.pairs = r.pairs;
   row.looks = r.looks;
   row.ratio = r.ratio;

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <limits>
 
+#include <fmt/format.h>
+
 namespace flotilla::results::stats {
 namespace {
 
@@ -19,6 +21,107 @@ constexpr double kLookGrowth = 1.5;
 // Smallest n for which the most extreme signed-rank outcome (every difference of one sign,
 // probability 2^-n) rejects at two-sided level `alpha`.
 int min_pairs_at(double alpha) { return static_cast<int>(std::ceil(std::log2(2.0 / alpha) - 1e-12)); }
+
+// The regularised incomplete beta function I_x(a, b), by its continued fraction (Lentz's
+// method, as in Numerical Recipes' betacf); for the t distribution's tail.
+double incomplete_beta(double x, double a, double b) {
+  if (x <= 0) return 0;
+  if (x >= 1) return 1;
+  const double front = std::exp(std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) +
+                                b * std::log1p(-x));
+  if (x > (a + 1) / (a + b + 2)) return 1 - incomplete_beta(1 - x, b, a);
+  constexpr double kTiny = 1e-300;
+  double c = 1, d = 1 - (a + b) * x / (a + 1);
+  d = 1 / (std::abs(d) < kTiny ? kTiny : d);
+  double f = d;
+  for (int m = 1; m <= 300; ++m) {
+    for (int step = 0; step < 2; ++step) {
+      const double numerator = step == 0 ? m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m))
+                                         : -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1));
+      d = 1 + numerator * d;
+      d = 1 / (std::abs(d) < kTiny ? kTiny : d);
+      c = 1 + numerator / c;
+      if (std::abs(c) < kTiny) c = kTiny;
+      f *= c * d;
+    }
+    if (std::abs(c * d - 1) < 1e-12) break;
+  }
+  return front * f / a;
+}
+
+// Two-sided p-value of Student's t with `df` degrees of freedom.
+double t_two_sided(double t, double df) {
+  if (!std::isfinite(t)) return 0;
+  return incomplete_beta(df / (df + t * t), df / 2, 0.5);
+}
+
+double mean_of(const std::vector<double>& v) {
+  double sum = 0;
+  for (double x : v) sum += x;
+  return sum / static_cast<double>(v.size());
+}
+
+double variance_of(const std::vector<double>& v, double mean) {
+  double sum = 0;
+  for (double x : v) sum += (x - mean) * (x - mean);
+  return sum / static_cast<double>(v.size() - 1);
+}
+
+// Welch's two-sample t-test: the two-sided p-value that the means are equal.
+double welch_p(const std::vector<double>& a, const std::vector<double>& b) {
+  const double ma = mean_of(a), mb = mean_of(b);
+  const double va = variance_of(a, ma) / static_cast<double>(a.size()), vb = variance_of(b, mb) / static_cast<double>(b.size());
+  if (va + vb == 0) return std::abs(ma - mb) > 1e-12 ? 0.0 : 1.0;  // no spread: only equal means are alike
+  const double t = (ma - mb) / std::sqrt(va + vb);
+  const double df = (va + vb) * (va + vb) /
+                    (va * va / static_cast<double>(a.size() - 1) + vb * vb / static_cast<double>(b.size() - 1));
+  return t_two_sided(t, df);
+}
+
+// Ranks 1..n, ties given their mean rank.
+std::vector<double> ranks_of(std::span<const double> v) {
+  std::vector<std::size_t> order(v.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return v[x] < v[y]; });
+  std::vector<double> rank(v.size());
+  for (std::size_t i = 0; i < order.size();) {
+    std::size_t j = i;
+    while (j + 1 < order.size() && v[order[j + 1]] == v[order[i]]) ++j;
+    for (std::size_t k = i; k <= j; ++k) rank[order[k]] = 0.5 * static_cast<double>(i + j) + 1;
+    i = j + 1;
+  }
+  return rank;
+}
+
+// Spearman's rho between the pair index and the values, with its two-sided p-value (the t
+// approximation, n - 2 degrees of freedom).
+std::pair<double, double> spearman_trend(std::span<const double> values) {
+  const auto n = static_cast<double>(values.size());
+  const auto rank = ranks_of(values);
+  double mean = (n + 1) / 2, sxy = 0, sxx = 0, syy = 0;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const double x = static_cast<double>(i + 1) - mean, y = rank[i] - mean;
+    sxy += x * y, sxx += x * x, syy += y * y;
+  }
+  if (syy == 0) return {0, 1};
+  const double rho = sxy / std::sqrt(sxx * syy);
+  if (std::abs(rho) >= 1) return {rho, 0};
+  return {rho, t_two_sided(rho * std::sqrt((n - 2) / (1 - rho * rho)), n - 2)};
+}
+
+double geometric_mean(const std::vector<double>& logs) { return std::exp(mean_of(logs)); }
+
+std::string fmt_order(double first, double second, std::size_t n1, std::size_t n2) {
+  return fmt::format("order effect: {:.3g}x when the candidate runs first ({} pairs), {:.3g}x when it runs right "
+                     "after the reference ({} pairs); one command gains more from its place than the other",
+                     first, n1, second, n2);
+}
+
+std::string fmt_trend(double early, double late, double rho) {
+  return fmt::format("trend across runs: {:.3g}x in the first half of the pairs, {:.3g}x in the second (Spearman's "
+                     "rho {:.2f})",
+                     early, late, rho);
+}
 
 std::vector<double> walsh_averages(std::span<const double> d) {
   std::vector<double> w;
@@ -132,6 +235,7 @@ std::string_view to_string(Verdict verdict) {
     case Verdict::no_difference: return "no significant difference";
     case Verdict::slower: return "slower";
     case Verdict::failed: return "confirmation failed";
+    case Verdict::unreliable: return "unreliable";
   }
   return "unknown";
 }
@@ -143,17 +247,50 @@ std::string_view verdict_key(Verdict verdict) {
     case Verdict::no_difference: return "no_difference";
     case Verdict::slower: return "slower";
     case Verdict::failed: return "failed";
+    case Verdict::unreliable: return "unreliable";
   }
   return "unknown";
 }
 
 std::optional<Verdict> verdict_from_key(std::string_view key) {
-  for (auto v : {Verdict::pending, Verdict::faster, Verdict::no_difference, Verdict::slower, Verdict::failed})
+  for (auto v : {Verdict::pending, Verdict::faster, Verdict::no_difference, Verdict::slower, Verdict::failed,
+                 Verdict::unreliable})
     if (verdict_key(v) == key) return v;
   return std::nullopt;
 }
 
-Confirmation decide_confirmation(std::span<const double> log_ratios, const ConfirmSettings& settings) {
+std::string unreliability(std::span<const double> log_ratios, std::span<const PairRun> runs, double min_effect,
+                          double level) {
+  const double enough = std::log1p(min_effect);
+  if (runs.size() >= log_ratios.size()) {
+    std::vector<double> first_products, second_products, first_ratios, second_ratios;
+    for (std::size_t i = 0; i < log_ratios.size(); ++i) {
+      const auto& r = runs[i];
+      (r.candidate_first ? first_products : second_products).push_back(r.log_candidate + r.log_reference);
+      (r.candidate_first ? first_ratios : second_ratios).push_back(log_ratios[i]);
+    }
+    if (first_products.size() >= 2 && second_products.size() >= 2) {
+      const double shift = mean_of(second_products) - mean_of(first_products);
+      if (std::abs(shift) > enough && welch_p(first_products, second_products) < level)
+        return fmt_order(geometric_mean(first_ratios), geometric_mean(second_ratios), first_ratios.size(),
+                         second_ratios.size());
+    }
+  }
+  if (log_ratios.size() >= 6) {
+    const auto [rho, p] = spearman_trend(log_ratios);
+    const std::size_t half = log_ratios.size() / 2;
+    const std::vector<double> early(log_ratios.begin(), log_ratios.begin() + static_cast<std::ptrdiff_t>(half));
+    const std::vector<double> late(log_ratios.end() - static_cast<std::ptrdiff_t>(half), log_ratios.end());
+    // A gain that changes across the run by more than the effect worth reporting is not one
+    // number to confirm, whether or not both halves would pass.
+    if (std::abs(mean_of(late) - mean_of(early)) > enough && p < level)
+      return fmt_trend(geometric_mean(early), geometric_mean(late), rho);
+  }
+  return {};
+}
+
+Confirmation decide_confirmation(std::span<const double> log_ratios, const ConfirmSettings& settings,
+                                 std::span<const PairRun> runs) {
   const auto looks = look_schedule(settings.max_pairs, settings.confidence);
   Confirmation c;
   if (looks.empty()) return c;
@@ -172,7 +309,13 @@ Confirmation decide_confirmation(std::span<const double> log_ratios, const Confi
     if (n > log_ratios.size()) break;
     ++c.looks;
     const auto hl = set_interval(n);
-    if (hl.low > up) c.verdict = Verdict::faster;
+    if (hl.low > up) {
+      c.verdict = Verdict::faster;
+      const double level = 0.01 / static_cast<double>(looks.size());
+      c.reason = unreliability(log_ratios.first(n), runs.size() >= n ? runs.first(n) : std::span<const PairRun>(),
+                               settings.min_effect, level);
+      if (!c.reason.empty()) c.verdict = Verdict::unreliable;
+    }
     else if (hl.high < down) c.verdict = Verdict::slower;
     else if (hl.low > down && hl.high < up) c.verdict = Verdict::no_difference;
     else if (look == looks.back()) c.verdict = hl.high < 0 ? Verdict::slower : Verdict::no_difference;

@@ -40,6 +40,9 @@ std::string ratio_text(const stats::Confirmation& r) {
 std::string confirmation_text(const ConfirmationSummary& c) {
   const auto& r = c.result;
   if (r.verdict == stats::Verdict::failed) return fmt::format("{}: {}", to_string(r.verdict), c.reason);
+  if (r.verdict == stats::Verdict::unreliable)
+    return fmt::format("unreliable, not confirmed: {} ({} over the baseline in {} pairs; docs/verdicts.md)", c.reason,
+                       ratio_text(r), r.pairs);
   if (r.verdict == stats::Verdict::pending) return fmt::format("confirmation pending after {} pairs", r.pairs);
   return fmt::format("{}: {} over the baseline in {} pairs", to_string(r.verdict), ratio_text(r), r.pairs);
 }
@@ -53,6 +56,7 @@ std::string verdict_cell(const CandidateSummary& c) {
     case stats::Verdict::no_difference: return fmt::format("n.s. {:.3g}x", r.ratio);
     case stats::Verdict::slower: return fmt::format("slower {:.3g}x", r.ratio);
     case stats::Verdict::failed: return "failed";
+    case stats::Verdict::unreliable: return "unreliable";
     case stats::Verdict::pending: return "pending";
   }
   return "";
@@ -286,7 +290,8 @@ std::string summary_json(const CampaignSummary& s, std::size_t top_k) {
                    {"confirmed_faster", s.confirmed_count(stats::Verdict::faster)},
                    {"no_significant_difference", s.confirmed_count(stats::Verdict::no_difference)},
                    {"confirmed_slower", s.confirmed_count(stats::Verdict::slower)},
-                   {"confirmations_failed", s.confirmed_count(stats::Verdict::failed)}};
+                   {"confirmations_failed", s.confirmed_count(stats::Verdict::failed)},
+                   {"confirmations_unreliable", s.confirmed_count(stats::Verdict::unreliable)}};
   j["baseline"] = s.baseline ? candidate_json(s.candidates[*s.baseline], info) : nlohmann::json(nullptr);
   j["best"] = s.best ? candidate_json(s.candidates[*s.best], info) : nlohmann::json(nullptr);
   j["best_verified"] = s.best_verified;

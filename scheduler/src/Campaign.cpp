@@ -540,7 +540,7 @@ class CampaignRunner {
                                .looks = r.looks, .ratio = r.ratio, .low = r.low, .high = r.high,
                                .confidence = m_s.confirm_confidence, .min_effect = m_s.confirm_min_effect,
                                .time = now_seconds(), .reason = c.confirmation->reason});
-    const auto words = r.verdict == results::stats::Verdict::failed
+    const auto words = r.verdict == results::stats::Verdict::failed || r.verdict == results::stats::Verdict::unreliable
                            ? fmt::format("{}: {}", results::stats::to_string(r.verdict), c.confirmation->reason)
                            : fmt::format("{}: {:.4g}x [{:.4g}, {:.4g}] over the baseline in {} pairs",
                                          results::stats::to_string(r.verdict), r.ratio, r.low, r.high, r.pairs);
@@ -763,17 +763,20 @@ class CampaignRunner {
                           .timeout = limit, .attempt = attempt, .exclusive = true, .resources = "explore"};
   }
 
-  // "ABBAB...": pair i runs the candidate first (A) or the baseline first (B); from the seed.
+  // "ABBABA...": pair i runs the candidate first (A) or the baseline first (B); from the seed,
+  // in blocks of two pairs that run one each way (AB or BA), so that at any look the two orders
+  // are as many (within one) and an order effect can be measured (Stats.h, unreliability).
   static std::string pair_order(std::uint64_t seed, std::int64_t candidate, int pairs) {
     std::uint64_t state = seed ^ (0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(candidate + 1));
     std::string order;
-    for (int i = 0; i < pairs; ++i) {
+    while (static_cast<int>(order.size()) < pairs) {
       state += 0x9e3779b97f4a7c15ULL;  // splitmix64
       std::uint64_t z = state;
       z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
       z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-      order += ((z ^ (z >> 31)) >> 63) ? 'A' : 'B';
+      order += ((z ^ (z >> 31)) >> 63) ? "AB" : "BA";
     }
+    order.resize(static_cast<std::size_t>(pairs));
     return order;
   }
 

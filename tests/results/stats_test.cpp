@@ -229,6 +229,90 @@ TEST(Stats, SequentialRuleKeepsItsErrorRate) {
   EXPECT_GT(naive_false / static_cast<double>(trials), 0.05);  // the inflation the schedule prevents
 }
 
+// Pairs as flotilla-pairs runs them: blocks of two pairs, one each way (AB or BA, from the
+// seed), each run's value from `value(is_candidate, previous run was the reference)`.
+template <class Value>
+void simulate(Noise& noise, int pairs, Value value, std::vector<double>& log_ratios, std::vector<PairRun>& runs) {
+  bool previous_was_reference = false;
+  for (int i = 0; i < pairs; ++i) {
+    const bool block_ab = (i / 2) % 3 != 1;  // AB, BA, AB, ... with some blocks turned
+    const bool candidate_first = (i % 2 == 0) == block_ab;
+    double c = 0, r = 0;
+    if (candidate_first) {
+      c = value(noise, true, previous_was_reference);
+      r = value(noise, false, false);
+      previous_was_reference = true;
+    } else {
+      r = value(noise, false, !previous_was_reference);
+      c = value(noise, true, true);
+      previous_was_reference = false;
+    }
+    log_ratios.push_back(std::log(c / r));
+    runs.push_back({candidate_first, std::log(c), std::log(r)});
+  }
+}
+
+// Hostile input: a candidate fast only right after the baseline ran was "confirmed faster:
+// 2.64x [1.59, 3.01]" (its pairs about 2.9x in one order, 0.9x in the other). The pairs' order
+// is known: the verdict is unreliable, not faster.
+TEST(Stats, ACarryOverIsUnreliableNotFaster) {
+  const ConfirmSettings s{.confidence = 0.95, .min_effect = 0.02, .max_pairs = 100};
+  Noise noise(5);
+  std::vector<double> log_ratios;
+  std::vector<PairRun> runs;
+  simulate(noise, 100, [](Noise& n, bool candidate, bool after_reference) {
+    return n.run(candidate ? (after_reference ? 2.9 : 0.9) : 1.0, 0.05, 0.0);
+  }, log_ratios, runs);
+  const auto c = decide_confirmation(log_ratios, s, runs);
+  EXPECT_EQ(c.verdict, Verdict::unreliable);
+  EXPECT_GT(c.low, 1.02);  // the interval alone would have confirmed it
+  EXPECT_TRUE(c.reason.starts_with("order effect: ")) << c.reason;
+  EXPECT_NE(c.reason.find("x when it runs right after the reference"), std::string::npos) << c.reason;
+}
+
+// A gain that appears only after a while (carry-over that builds up, a cache the runs warm) is
+// not the candidate's own: noisy pairs near 1x, then 2.5x; the first half alone would not be
+// confirmed.
+TEST(Stats, ATrendIsUnreliableNotFaster) {
+  const ConfirmSettings s{.confidence = 0.95, .min_effect = 0.02, .max_pairs = 100};
+  Noise noise(6);
+  std::vector<double> log_ratios;
+  for (int i = 0; i < 100; ++i) log_ratios.push_back(std::log(noise.run(i < 20 ? 1.0 : 2.5, 0.3, 0.0)));
+  const auto c = decide_confirmation(log_ratios, s);
+  EXPECT_EQ(c.verdict, Verdict::unreliable);
+  EXPECT_GT(c.low, 1.02);  // the interval alone would have confirmed it
+  EXPECT_TRUE(c.reason.starts_with("trend across runs: 0.9")) << c.reason;
+}
+
+// The checks do not cost honest confirmations: a steady 1.3x gain with noise and outliers is
+// confirmed faster in nearly every simulated campaign, also when whichever command runs second
+// is 5% faster (a warm cache helps both alike) and when both drift slower over the run.
+TEST(Stats, SteadyGainsAreStillConfirmed) {
+  const ConfirmSettings s{.confidence = 0.95, .min_effect = 0.02, .max_pairs = 100};
+  Noise noise(23);
+  int steady = 0, positional = 0, drifting = 0;
+  const int trials = 400;
+  for (int t = 0; t < trials; ++t) {
+    std::vector<double> a, b, d;
+    std::vector<PairRun> ra, rb, rd;
+    simulate(noise, 100, [](Noise& n, bool candidate, bool) { return n.run(candidate ? 1.3 : 1.0, 0.08, 0.03); }, a, ra);
+    simulate(noise, 100, [](Noise& n, bool candidate, bool second) {
+      return n.run((candidate ? 1.3 : 1.0) * (second ? 1.05 : 1.0), 0.08, 0.03);
+    }, b, rb);
+    int runs_done = 0;
+    simulate(noise, 100, [&](Noise& n, bool candidate, bool) {
+      return n.run((candidate ? 1.3 : 1.0) / (1 + 0.005 * runs_done++), 0.08, 0.03);
+    }, d, rd);
+    steady += decide_confirmation(a, s, ra).verdict == Verdict::faster;
+    positional += decide_confirmation(b, s, rb).verdict == Verdict::faster;
+    drifting += decide_confirmation(d, s, rd).verdict == Verdict::faster;
+  }
+  EXPECT_GE(steady, trials - 4);
+  EXPECT_GE(positional, trials - 4);
+  EXPECT_GE(drifting, trials - 4);
+  std::printf("confirmed faster: steady %d, positional %d, drifting %d of %d\n", steady, positional, drifting, trials);
+}
+
 TEST(Stats, RobustCvIgnoresOneOutlier) {
   EXPECT_NEAR(robust_cv({1.0, 1.0, 1.0, 1.0, 100.0}), 0.0, 1e-12);
   EXPECT_NEAR(robust_cv({0.9, 1.0, 1.1}), 1.4826 * 0.1, 1e-12);
@@ -246,6 +330,8 @@ TEST(Stats, VerdictWords) {
   EXPECT_EQ(to_string(Verdict::no_difference), "no significant difference");
   EXPECT_EQ(to_string(Verdict::slower), "slower");
   EXPECT_EQ(verdict_from_key("no_difference"), Verdict::no_difference);
+  EXPECT_EQ(to_string(Verdict::unreliable), "unreliable");
+  EXPECT_EQ(verdict_from_key("unreliable"), Verdict::unreliable);
   EXPECT_FALSE(verdict_from_key("better"));
 }
 

@@ -15,9 +15,18 @@
 // then `flotilla-pairs: VERDICT: RATIO [LOW, HIGH] after N pairs`. A run that fails ends the
 // task with exit code 3 after `flotilla-pairs: pair I: candidate run failed: REASON` and that
 // run's last output lines; the pairs before it are still printed.
+//
+// Isolation: each run gets a fresh, empty TMPDIR of its own, removed after it, so that a
+// command cannot hand a cached answer from one run to the next through it (a candidate that
+// cached its result in the temporary folder was confirmed 2.99x). What a command keeps anywhere
+// else (a fixed path, the working folder) is its own business: docs/verdicts.md says what a
+// benchmark must not do. Pairs whose ratio depends on the order or drifts are `unreliable`.
+#include <stdlib.h>
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -104,8 +113,29 @@ struct Run {
   std::string tail;
 };
 
+// A fresh private folder for one run's TMPDIR (mode 0700, removed by the destructor).
+class RunTmpdir {
+ public:
+  RunTmpdir() {
+    const char* base = std::getenv("TMPDIR");
+    std::string pattern = std::string(base && *base ? base : "/tmp") + "/flotilla-pairs-run.XXXXXX";
+    if (::mkdtemp(pattern.data()) != nullptr) m_path = pattern;
+  }
+  ~RunTmpdir() {
+    std::error_code ignored;
+    if (!m_path.empty()) std::filesystem::remove_all(m_path, ignored);
+  }
+  const std::string& path() const { return m_path; }
+
+ private:
+  std::string m_path;
+};
+
 Run run_once(fj::Backend& backend, const std::vector<std::string>& argv, const Options& o) {
-  backend.submit({fj::TaskSpec{.argv = argv, .timeout = o.timeout, .objective = o.objective}});
+  RunTmpdir tmpdir;
+  fj::TaskSpec spec{.argv = argv, .timeout = o.timeout, .objective = o.objective};
+  if (!tmpdir.path().empty()) spec.env = {{"TMPDIR", tmpdir.path()}};
+  backend.submit({std::move(spec)});
   std::vector<fj::TaskResult> done;
   while (done.empty()) done = backend.collect(std::chrono::seconds(1));
   const auto& r = done.front();
@@ -140,11 +170,12 @@ int main(int argc, char** argv) {
     if (auto run = run_once(*backend, o.reference, o); !run.value) fail(-1, "warm-up reference", run);
   }
   std::vector<double> log_ratios;
+  std::vector<stats::PairRun> runs;
   stats::Confirmation c;
   for (int pair = 0; pair < o.settings.max_pairs; ++pair) {
-    const bool candidate_first = o.order[static_cast<std::size_t>(pair)] == 'A';
+    const bool candidate_first_now = o.order[static_cast<std::size_t>(pair)] == 'A';
     Run candidate, reference;
-    if (candidate_first) {
+    if (candidate_first_now) {
       if (candidate = run_once(*backend, o.candidate, o); !candidate.value) fail(pair, "candidate", candidate);
       if (reference = run_once(*backend, o.reference, o); !reference.value) fail(pair, "reference", reference);
     } else {
@@ -152,11 +183,14 @@ int main(int argc, char** argv) {
       if (candidate = run_once(*backend, o.candidate, o); !candidate.value) fail(pair, "candidate", candidate);
     }
     fmt::print("flotilla-metric: pair.{0}.candidate={1:.17g} pair.{0}.reference={2:.17g} pair.{0}.order={3}\n", pair,
-               *candidate.value, *reference.value, candidate_first ? 0 : 1);
+               *candidate.value, *reference.value, candidate_first_now ? 0 : 1);
     std::fflush(stdout);
     const double ratio = o.maximize ? *candidate.value / *reference.value : *reference.value / *candidate.value;
     log_ratios.push_back(std::log(ratio));
-    c = stats::decide_confirmation(log_ratios, o.settings);
+    runs.push_back({.candidate_first = candidate_first_now,
+                    .log_candidate = std::log(*candidate.value),
+                    .log_reference = std::log(*reference.value)});
+    c = stats::decide_confirmation(log_ratios, o.settings, runs);
     if (c.verdict != stats::Verdict::pending) break;
   }
   fmt::print("flotilla-pairs: {}: {:.4g}x [{:.4g}, {:.4g}] after {} pairs\n", stats::to_string(c.verdict), c.ratio,

@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -62,7 +63,10 @@ struct ConfirmSettings {
   int max_pairs = 40;
 };
 
-enum class Verdict { pending, faster, no_difference, slower, failed };
+// unreliable: the interval said faster, but the pairs show an order effect or a trend
+// (unreliability), so no speed-up is confirmed. Stored in the results file as `failed` with its
+// reason, so files keep their enum.
+enum class Verdict { pending, faster, no_difference, slower, failed, unreliable };
 std::string_view to_string(Verdict verdict);   // "confirmed faster", "no significant difference", ...
 std::string_view verdict_key(Verdict verdict); // "faster", "no_difference", ... (JSON, HDF5)
 std::optional<Verdict> verdict_from_key(std::string_view key);
@@ -75,16 +79,34 @@ struct Confirmation {
   double low = 1;      // its interval, simultaneous over the looks at settings.confidence
   double high = 1;
   double look_level = 0;  // the level of each look, 1 - alpha / K
+  std::string reason;     // unreliable: why ("order effect: 2.9x when the candidate runs first, ...")
 };
 
-// The rule (docs/verdicts.md): at each look reached, with the interval [lo, hi] of the ratio,
-//   lo > 1 + min_effect                          -> faster (confirmed), stop
-//   hi < 1 / (1 + min_effect)                    -> slower, stop
-//   1/(1+min_effect) < lo and hi < 1 + min_effect -> no_difference (equal within the effect), stop
-// and at the last look (max_pairs) hi < 1 -> slower, otherwise no_difference. Fewer pairs than
-// the next look -> pending. `log_ratios` are log(candidate / reference) oriented so that > 0 is
-// better (for a minimised objective the caller passes log(reference / candidate)), in run order.
-Confirmation decide_confirmation(std::span<const double> log_ratios, const ConfirmSettings& settings);
+// How one pair ran: which command ran first, and the log of each one's value.
+struct PairRun {
+  bool candidate_first = true;
+  double log_candidate = 0;
+  double log_reference = 0;
+};
+
+// Why pairs whose ratio would be confirmed faster cannot be trusted, or "" (docs/verdicts.md):
+//  - an order effect that favours one command: carry-over from one run to the next (a candidate
+//    fast only right after the reference ran). Runs in second place may all be faster (a warm
+//    cache): both commands gain alike, the orders balance and the ratio holds. What the balance
+//    cannot cancel is one command gaining more from its place than the other; then the product
+//    candidate x reference of a pair depends on its order. Welch's t on log(candidate x
+//    reference) by order, significant and larger than log(1 + min_effect);
+//  - a trend: the log ratio rises or falls with the pair's index (Spearman's rho) and the two
+//    halves of the pairs differ by more than 1 + min_effect: carry-over that builds up, a
+//    warming cache. (Drift that slows both commands alike leaves the ratio alone.)
+// Each test is at level `level`; `runs` may be empty (no order known: no order test).
+std::string unreliability(std::span<const double> log_ratios, std::span<const PairRun> runs, double min_effect,
+                          double level);
+
+// A look that would say `faster` says `unreliable` instead when unreliability() at level
+// 0.01 / K (K looks) names a reason; `runs[i]` is pair i (its order and values), or empty.
+Confirmation decide_confirmation(std::span<const double> log_ratios, const ConfirmSettings& settings,
+                                 std::span<const PairRun> runs = {});
 
 // Robust coefficient of variation: 1.4826 * MAD / |median| (0 for fewer than 2 values).
 double robust_cv(std::vector<double> values);
