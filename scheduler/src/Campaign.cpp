@@ -23,6 +23,7 @@
 #include "flotilla/jobs/Backend.h"
 #include "flotilla/jobs/Command.h"
 #include "flotilla/jobs/Placement.h"
+#include "flotilla/jobs/Slurm.h"  // shell_quote
 #include "flotilla/results/Analysis.h"
 #include "flotilla/results/Columns.h"
 #include "flotilla/results/Printable.h"
@@ -950,7 +951,7 @@ class CampaignRunner {
     // shown escaped, so none of it can drive the terminal (Printable.h).
     m_out << results::printable(
         fmt::format("{}: {} in {:.1f} s\n{}\nresults    {}  (flotilla results summary {})\n", m_s.name, stop, seconds,
-                    results::summary_text(summary, 5), m_s.results.string(), m_s.results.string()));
+                    results::summary_text(summary, 5), m_s.results.string(), jobs::shell_quote(m_s.results.string())));
     return summary.best ? kExitOk : kExitNothingVerified;
   }
 

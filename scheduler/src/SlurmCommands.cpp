@@ -174,8 +174,12 @@ int sbatch_command(const std::vector<std::string>& args) {
     auto script = (held.dir / "job.sh").string();
     std::cout << fmt::format("{} {} ({} tasks, manifest {})\n", held.already_written ? "already written, not submitted yet:" : "wrote",
                              script, held.tasks, (held.dir / "manifest.json").string());
-    std::cout << fmt::format("submit it with:  sbatch {}\nthen `flotilla run {}` follows the job and records its results\n",
-                             script, fmt::join(args, " "));
+    // Commands to paste into a shell: a file name like 'we ird$(id).ini' must stay one word and run nothing.
+    std::vector<std::string> words;
+    for (const auto& arg : args) words.push_back(jobs::shell_quote(arg));
+    std::cout << results::printable(
+        fmt::format("submit it with:  sbatch {}\nthen `flotilla run {}` follows the job and records its results\n",
+                    jobs::shell_quote(script), fmt::join(words, " ")));
     return 0;
   }
 }

@@ -10,7 +10,9 @@ results file whose name needs shell quoting. Checked:
     tests` and `flotilla status`, are UTF-8 with no control character but newline and tab, and
     show the sequences escaped (\\x1b]0;PWNED\\x07);
   - `results summary --json` still parses and keeps the bytes' meaning (escaped by JSON);
-  - `results export` CSV keeps the raw bytes when piped (it is data), and escapes them on a terminal.
+  - `results export` CSV keeps the raw bytes when piped (it is data), and escapes them on a terminal;
+  - the commands flotilla suggests quote a file name that needs it: `flotilla results summary
+    '...$(id).h5'` after a run, and `flotilla run 'we ird$(id).ini'` from `flotilla sbatch`.
 """
 import json
 import os
@@ -69,7 +71,7 @@ with open(os.path.join(WORK, "tap.sh"), "w") as f:
 fi
 printf '1..2\\nok 1 - fine\\nok 2 - t2\\n' > "$2"
 """)
-ini = os.path.join(WORK, "hostile_terminal.ini")
+ini = os.path.join(WORK, "we ird$(id).ini")
 h5 = os.path.join(WORK, "hostile $(id).h5")
 with open(ini, "w") as f:
     f.write(f"""[campaign]
@@ -102,6 +104,9 @@ p = run("run", ini, "--no-live")
 safe_text("flotilla run stdout", p.stdout)
 safe_text("flotilla run stderr", p.stderr)
 check(b"\\x1b]0;PWNED\\x07\\x1b[2J" in p.stdout, f"the run's report shows the sequences escaped:\n{show(p.stdout)}")
+quoted_h5 = "'" + h5 + "'"
+check(f"flotilla results summary {quoted_h5}".encode() in p.stdout,
+      f"the suggested command quotes the file name: {show(p.stdout)[-300:]}")
 
 # Text views of the file.
 rolled = json.loads(run("results", "summary", h5, "--json").stdout)["rolled_back"]
@@ -140,6 +145,14 @@ os.close(master)
 check(export.returncode == 0, f"export to a terminal: exit {export.returncode}")
 check(not any(b in shown for b in (b"\x1b", b"\x07", b"\x00", b"\xff", b"\xc2\x9b")) and b"\\x1b]0;PWNED" in shown,
       f"a CSV export on a terminal shows the bytes escaped: {shown[-600:]!r}")
+
+# `flotilla sbatch` suggests commands a shell runs as they are: quoted file names.
+# A new results file: the finished campaign has nothing left to submit. The sbatch client needs
+# no cluster to write a held job.
+p = run("sbatch", os.path.basename(ini), "--campaign.results=held$(id).h5", "--resources.slurm_client=sbatch")
+check("flotilla run 'we ird$(id).ini' '--campaign.results=held$(id).h5' --resources.slurm_client=sbatch"
+      in show(p.stdout) and f"sbatch '{WORK}/held$(id).h5.jobs/" in show(p.stdout),
+      f"sbatch's suggestions quote the file names:\n{show(p.stdout)}")
 
 if failures:
     sys.exit("FAILED\n" + "\n\n".join(failures))
