@@ -23,8 +23,10 @@
 #include "flotilla/jobs/Backend.h"
 #include "flotilla/jobs/Command.h"
 #include "flotilla/jobs/Placement.h"
+#include "flotilla/jobs/Slurm.h"  // shell_quote
 #include "flotilla/results/Analysis.h"
 #include "flotilla/results/Columns.h"
+#include "flotilla/results/Printable.h"
 #include "flotilla/results/Store.h"
 #include "flotilla/scheduler/Ingest.h"
 #include "flotilla/scheduler/Planning.h"
@@ -132,8 +134,9 @@ class CampaignRunner {
     // by an earlier scheduler of it that was killed (a task's setsid child, a daemon).
     if (const auto killed = jobs::kill_campaign_leftovers(campaign_tag(m_s)); !killed.empty()) {
       m_store->add_event({now_seconds(), "leftovers_killed", killed + " left by an earlier run"});
-      m_err << fmt::format("{}: killed {} that an earlier, killed run of this campaign left running\n",
-                           m_s.results.string(), killed);
+      // `killed` names processes by their command names, which a task sets as it likes.
+      m_err << results::printable(fmt::format("{}: killed {} that an earlier, killed run of this campaign left running\n",
+                                              m_s.results.string(), killed));
     }
     if (!m_backend->capabilities().outlives_scheduler) {
       m_suite.remove_stale_temporaries();
@@ -196,7 +199,7 @@ class CampaignRunner {
       m_err << fmt::format("resuming {}: {} candidates and {} trials recorded\n", m_s.results.string(),
                            m_candidates.size(), m_trials.size());
       for (const auto& repair : m_store->repairs()) {
-        m_err << fmt::format("{}: repaired: {}\n", m_s.results.string(), repair);
+        m_err << results::printable(fmt::format("{}: repaired: {}\n", m_s.results.string(), repair));
         m_store->add_event({now_seconds(), "file_repaired", repair});
       }
       m_store->add_event({now_seconds(), "campaign_resumed", fmt::format("pid {}", getpid())});
@@ -226,7 +229,7 @@ class CampaignRunner {
     }
     if (!m_warm_note.empty()) {
       m_store->add_event({now_seconds(), "warm_start", m_warm_note});
-      m_err << m_warm_note << "\n";
+      m_err << results::printable(m_warm_note) << "\n";  // names read from another campaign's file
     }
     // What this run's results rest on besides the settings (Provenance.h): once per run, so a
     // campaign resumed on another commit or compiler says so in its summary.
@@ -937,9 +940,11 @@ class CampaignRunner {
   int report(const std::string& stop, double seconds) {
     auto summary = summarize();
     summary.provenance = results::provenance_of(m_store->events());
-    m_out << fmt::format("{}: {} in {:.1f} s\n", m_s.name, stop, seconds);
-    m_out << results::summary_text(summary, 5);
-    m_out << fmt::format("\nresults    {}  (flotilla results summary {})\n", m_s.results.string(), m_s.results.string());
+    // The report quotes task output (reasons, test names, a failed baseline's reason in `stop`):
+    // shown escaped, so none of it can drive the terminal (Printable.h).
+    m_out << results::printable(
+        fmt::format("{}: {} in {:.1f} s\n{}\nresults    {}  (flotilla results summary {})\n", m_s.name, stop, seconds,
+                    results::summary_text(summary, 5), m_s.results.string(), jobs::shell_quote(m_s.results.string())));
     return summary.best ? kExitOk : kExitNothingVerified;
   }
 

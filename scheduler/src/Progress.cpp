@@ -8,6 +8,8 @@
 #include <atomic>
 #include <ostream>
 
+#include "flotilla/results/Printable.h"
+
 namespace flotilla::scheduler {
 namespace {
 
@@ -73,7 +75,7 @@ void Progress::finish() {
 
 void Progress::note(const std::string& line) {
   if (m_live && m_dirty) m_err << "\r\033[K";
-  m_err << line << '\n' << std::flush;
+  m_err << results::printable(line) << '\n' << std::flush;  // notes quote task output (Printable.h)
   m_dirty = false;
   m_last = {};  // redraw the live line at the next update
 }

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "flotilla/results/Columns.h"
+#include "flotilla/results/Printable.h"
 
 namespace flotilla::scheduler {
 namespace {
@@ -81,6 +82,9 @@ std::vector<Field> fields(const ProgressState& s, Seconds elapsed) {
   const auto left = eta(s, elapsed);
   const auto eta_text = fmt::format("eta {}", left ? duration_text(*left) : "-");
   out.push_back({4, eta_text, eta_text});
+  // Slurm's pending reason and the names come from outside: escaped before they are fitted, so
+  // the width counts what the terminal shows (Printable.h).
+  for (auto& f : out) f.full = results::printable(f.full), f.brief = results::printable(f.brief);
   return out;
 }
 

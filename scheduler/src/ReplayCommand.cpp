@@ -12,6 +12,7 @@
 #include <boost/program_options.hpp>
 
 #include "Commands.h"
+#include "flotilla/results/Printable.h"
 #include "flotilla/search/Replay.h"
 #include "flotilla/search/Strategy.h"
 
@@ -108,7 +109,9 @@ int replay_command(const std::vector<std::string>& args) {
   std::optional<search::WarmStartReport> warm;
   if (warm_data) warm.emplace(search::WarmStartReport{*warm_data, *warm_result});
   const auto* report = warm ? &*warm : nullptr;
-  std::cout << (vm.count("json") ? search::replay_json(recorded, result, report) + "\n" : search::replay_text(recorded, result, report));
+  // The text names what a recorded space file holds, which anyone may have written (Printable.h).
+  std::cout << (vm.count("json") ? search::replay_json(recorded, result, report) + "\n"
+                                 : results::printable(search::replay_text(recorded, result, report)));
   return 0;
 }
 

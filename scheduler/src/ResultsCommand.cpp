@@ -4,8 +4,10 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <sstream>
 
 #include "Commands.h"
+#include "flotilla/results/Printable.h"
 #include "results/ResultsCli.h"
 
 namespace flotilla::cli {
@@ -74,7 +76,13 @@ int results_command(const std::vector<std::string>& args) {
     std::cerr << fmt::format("usage: flotilla results {} {}\n", chosen->name, chosen->synopsis);
     return 1;
   }
-  return chosen->run(vm, files, std::cout);
+  if (vm.count("json") || chosen->prints_data) return chosen->run(vm, files, std::cout);
+  // Text is for people, and quotes task output and names from a file anyone may have written: a
+  // control byte in it must not reach the terminal (Printable.h).
+  std::ostringstream text;
+  const int status = chosen->run(vm, files, text);
+  std::cout << results::printable(text.str());
+  return status;
 }
 
 }  // namespace flotilla::cli

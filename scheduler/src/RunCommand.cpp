@@ -8,6 +8,7 @@
 #include <boost/program_options.hpp>
 
 #include "Commands.h"
+#include "flotilla/results/Printable.h"
 #include "flotilla/scheduler/Campaign.h"
 #include "flotilla/scheduler/Settings.h"
 
@@ -48,7 +49,7 @@ int run_command(const std::vector<std::string>& args) {
     else overrides.push_back(args[i]);
   }
   auto settings = scheduler::load_settings(args[0], overrides);
-  for (const auto& warning : settings.warnings) std::cerr << "warning: " << warning << '\n';
+  for (const auto& warning : settings.warnings) std::cerr << "warning: " << results::printable(warning) << '\n';
   struct sigaction sa {};
   sa.sa_handler = on_signal;
   sigaction(SIGINT, &sa, nullptr);

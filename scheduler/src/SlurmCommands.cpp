@@ -16,6 +16,7 @@
 #include "flotilla/jobs/JobPhase.h"
 #include "flotilla/jobs/Slurm.h"
 #include "flotilla/results/Analysis.h"
+#include "flotilla/results/Printable.h"
 #include "flotilla/results/Store.h"
 #include "flotilla/scheduler/Campaign.h"
 #include "flotilla/scheduler/Settings.h"
@@ -77,22 +78,25 @@ void journal_cancelled(const std::filesystem::path& dir) {
 int status_command(const std::vector<std::string>& args) {
   auto c = load(args, "usage: flotilla status CAMPAIGN.ini [--section.key=VALUE ...]");
   const auto& results = c.settings.results;
+  std::string out;
   if (std::filesystem::exists(results)) {
     auto summary = results::summarize(results::Store::open_read(results));
-    std::cout << results::summary_text(summary, 3);
+    out += results::summary_text(summary, 3);
   } else {
-    std::cout << fmt::format("campaign   {}: not started ({} does not exist)\n", c.settings.name, results.string());
+    out += fmt::format("campaign   {}: not started ({} does not exist)\n", c.settings.name, results.string());
   }
   if (c.jobs.empty()) {
-    std::cout << fmt::format("\nno Slurm jobs in {}\n", c.settings.slurm.jobs_dir.string());
-    return 0;
+    out += fmt::format("\nno Slurm jobs in {}\n", c.settings.slurm.jobs_dir.string());
+  } else {
+    // state: Slurm's word now; phase: the last the campaign's journal of the job says (JobPhase.h).
+    out += fmt::format("\nSlurm jobs ({})\n  {:>8}  {:<28}  {:<24}  {:<9}  {:>5}  {:>7}\n",
+                       c.settings.slurm.jobs_dir.string(), "job id", "name", "state", "phase", "tasks", "results");
+    for (const auto& job : c.jobs)
+      out += fmt::format("  {:>8}  {:<28}  {:<24}  {:<9}  {:>5}  {:>7}\n", job.slurm_id, job.name, state_of(c, job),
+                         job.phase.empty() ? "-" : job.phase, job.tasks, job.results);
   }
-  // state: Slurm's word now; phase: the last the campaign's journal of the job says (JobPhase.h).
-  std::cout << fmt::format("\nSlurm jobs ({})\n  {:>8}  {:<28}  {:<24}  {:<9}  {:>5}  {:>7}\n",
-                           c.settings.slurm.jobs_dir.string(), "job id", "name", "state", "phase", "tasks", "results");
-  for (const auto& job : c.jobs)
-    std::cout << fmt::format("  {:>8}  {:<28}  {:<24}  {:<9}  {:>5}  {:>7}\n", job.slurm_id, job.name, state_of(c, job),
-                             job.phase.empty() ? "-" : job.phase, job.tasks, job.results);
+  // The summary quotes task output, and the rest comes from files and Slurm: shown escaped.
+  std::cout << results::printable(out);
   return 0;
 }
 
@@ -170,8 +174,12 @@ int sbatch_command(const std::vector<std::string>& args) {
     auto script = (held.dir / "job.sh").string();
     std::cout << fmt::format("{} {} ({} tasks, manifest {})\n", held.already_written ? "already written, not submitted yet:" : "wrote",
                              script, held.tasks, (held.dir / "manifest.json").string());
-    std::cout << fmt::format("submit it with:  sbatch {}\nthen `flotilla run {}` follows the job and records its results\n",
-                             script, fmt::join(args, " "));
+    // Commands to paste into a shell: a file name like 'we ird$(id).ini' must stay one word and run nothing.
+    std::vector<std::string> words;
+    for (const auto& arg : args) words.push_back(jobs::shell_quote(arg));
+    std::cout << results::printable(
+        fmt::format("submit it with:  sbatch {}\nthen `flotilla run {}` follows the job and records its results\n",
+                    jobs::shell_quote(script), fmt::join(words, " ")));
     return 0;
   }
 }

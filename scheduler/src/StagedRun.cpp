@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "flotilla/results/Analysis.h"
+#include "flotilla/results/Printable.h"
 #include "flotilla/results/Store.h"
 #include "flotilla/scheduler/Campaign.h"
 #include "flotilla/scheduler/Stages.h"
@@ -125,8 +126,9 @@ int run_staged_campaign(const std::function<Settings()>& load, const RunOptions&
   out << fmt::format("{}: staged by bottleneck (threshold {})\n", base.name, percent(base.stage_threshold));
   if (!profile.best) {
     const auto why = profile.baseline ? profile.baseline->reason : std::string("not recorded");
-    out << fmt::format("profile    the baseline did not verify ({}): nothing to stage from   {}\n", why,
-                       profile.file.string());
+    // The reason quotes the baseline's output: shown escaped (Printable.h).
+    out << results::printable(fmt::format("profile    the baseline did not verify ({}): nothing to stage from   {}\n",
+                                          why, profile.file.string()));
     return kExitNothingVerified;
   }
   auto incumbent = *profile.best;

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "Commands.h"
+#include "flotilla/results/Printable.h"
 
 // What a command printed must have reached its reader: `flotilla results export > /dev/full`
 // is a failure, not a success with the data lost.
@@ -77,7 +78,8 @@ int main(int argc, char** argv) {
     return checked_output(name, dispatch(name, args));
   } catch (const std::exception& e) {
     checked_output(name, 1);
-    std::cerr << "flotilla " << name << ": " << e.what() << '\n';
+    // Errors quote task output and names read from files: shown escaped (Printable.h).
+    std::cerr << "flotilla " << name << ": " << flotilla::results::printable(e.what()) << '\n';
     return 1;
   }
 }

@@ -6,6 +6,7 @@
 // the Python reader names them: metrics "metric.NAME", parameters by their own name ("param.NAME"
 // when that clashes with a fixed column).
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <fstream>
@@ -13,6 +14,7 @@
 
 #include "ResultsCli.h"
 #include "flotilla/results/Columns.h"
+#include "flotilla/results/Printable.h"
 #include "flotilla/results/Timeline.h"
 
 namespace flotilla::cli::results_cli {
@@ -102,23 +104,26 @@ Sheet event_sheet(const std::vector<results::EventRecord>& events) {
   return sheet;
 }
 
-// RFC 4180: quote a field holding a comma, quote or line break; double its quotes.
-std::string csv_field(const nlohmann::json& v) {
+// RFC 4180: quote a field holding a comma, quote or line break; double its quotes. `shown`: the
+// CSV goes to a terminal, so the text is shown escaped (results::printable); in a pipe or a file
+// it is data, and a task's bytes stay as they are.
+std::string csv_field(const nlohmann::json& v, bool shown) {
   if (v.is_null()) return {};
   std::string text = v.is_string() ? v.get<std::string>() : v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (shown) text = results::printable(text);
   if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
   std::string quoted = "\"";
   for (char ch : text) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
   return quoted + '"';
 }
 
-void write_csv(const Sheet& sheet, std::ostream& out) {
-  auto line = [&](const auto& cells, auto&& field) {
-    for (std::size_t i = 0; i < cells.size(); ++i) out << (i ? "," : "") << field(cells[i]);
+void write_csv(const Sheet& sheet, std::ostream& out, bool shown) {
+  auto line = [&](const auto& cells) {
+    for (std::size_t i = 0; i < cells.size(); ++i) out << (i ? "," : "") << csv_field(cells[i], shown);
     out << "\r\n";
   };
-  line(sheet.columns, [](const std::string& name) { return csv_field(name); });
-  for (const auto& row : sheet.rows) line(row, csv_field);
+  line(sheet.columns);
+  for (const auto& row : sheet.rows) line(row);
 }
 
 nlohmann::json to_json(const Sheet& sheet, const std::string& table, const LoadedCampaign& c) {
@@ -162,7 +167,7 @@ int run_export(const po::variables_map& vm, const std::vector<std::string>& file
   }
   std::ostream& sink = vm.count("output") ? file : out;
   if (format == "csv")
-    write_csv(sheet, sink);
+    write_csv(sheet, sink, !vm.count("output") && ::isatty(STDOUT_FILENO));
   else
     sink << to_json(sheet, table, c).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
   if (vm.count("output") && !(file.flush()))
@@ -184,6 +189,7 @@ const Subcommand kExport{.name = "export",
                                                                  "write to this file instead of standard output")(
                                    "with-output", "--table trials: add each trial's output tail (its last 1023 bytes)");
                              },
-                         .run = run_export};
+                         .run = run_export,
+                         .prints_data = true};
 
 }  // namespace flotilla::cli::results_cli

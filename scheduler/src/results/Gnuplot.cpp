@@ -6,6 +6,7 @@
 #include "Gnuplot.h"
 
 #include "flotilla/jobs/Subprocess.h"
+#include "flotilla/results/Printable.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -73,24 +74,39 @@ PlotFile plot_file(const std::string& path, const std::string& size) {
   return file;
 }
 
-// A double-quoted gnuplot string: backslash escapes, so a title may have a second line (\n),
-// and no character of `text` can end the string or the command early.
+// Single quotes, because inside double quotes gnuplot runs `backquotes` as shell commands and
+// expands @macros and backslash escapes; inside single quotes it takes every character as it is
+// ('' is a quote). A line break cannot be written there, so lines are joined by concatenation with
+// a "\n" of our own: 'line 1'."\n".'line 2', a string expression that set title, set label, axis
+// labels and tic lists all take. Other control bytes and invalid UTF-8 are shown escaped.
 std::string gnuplot_string(std::string_view text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '\\' || c == '"') out += '\\', out += c;
-    else if (c == '\n') out += "\\n";
-    else if (static_cast<unsigned char>(c) < 0x20) out += ' ';
-    else out += c;
+  std::string out;
+  for (std::size_t begin = 0;;) {
+    const auto end = text.find('\n', begin);
+    if (begin > 0) out += ".\"\\n\".";
+    out += '\'';
+    for (char c : results::printable(text.substr(begin, end == std::string_view::npos ? end : end - begin)))
+      out += c == '\'' ? std::string("''") : std::string(1, c);
+    out += '\'';
+    if (end == std::string_view::npos) return out;
+    begin = end + 1;
   }
-  return out + "\"";
 }
 
 std::string cell(double value) { return std::isfinite(value) ? fmt::format("{}", value) : "NaN"; }
 
+// Data lines run nothing, but a line break in a cell would end its row, and a row "EOD" would end
+// the block early and run what follows as commands. So a line break is written as the escape \n
+// (gnuplot's data reader turns it back into one, for multi-line labels), backslashes and double
+// quotes are escaped, a tab becomes a blank, and other control bytes are shown escaped.
 std::string text_cell(std::string_view text) {
   std::string out = "\"";
-  for (char c : text) out += c == '"' ? '\'' : c;
+  for (char c : results::printable(text)) {
+    if (c == '\n') out += "\\n";
+    else if (c == '\t') out += ' ';
+    else if (c == '\\' || c == '"') out += '\\', out += c;
+    else out += c;
+  }
   return out + "\"";
 }
 

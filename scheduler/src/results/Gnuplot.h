@@ -27,14 +27,17 @@ PlotFile plot_file(const std::string& path, const std::string& size);
 // The terminal, output and common style lines that open every script.
 std::string script_header(const PlotFile& file, std::string_view title);
 
-// A gnuplot single-quoted string literal ('it''s'): no escapes are interpreted inside.
+// `text` as a gnuplot string expression that gnuplot takes literally, whatever it holds (a
+// results file's strings are untrusted): single-quoted ('it''s'), in which gnuplot runs no
+// `backquotes` and expands no @macros; lines joined as 'line 1'."\n".'line 2'.
 std::string gnuplot_string(std::string_view text);
 
 // An inline data block: "$name << EOD\n...\nEOD\n"; each row's cells are already formatted.
 std::string datablock(std::string_view name, const std::vector<std::vector<std::string>>& rows);
 // A number as gnuplot reads it back exactly; "NaN" for none.
 std::string cell(double value);
-// A text cell: double-quoted for gnuplot's data reader (no double quotes inside).
+// A text cell: double-quoted for gnuplot's data reader, always one line, so no text can end the
+// data block; a line break in `text` is a line break in the label.
 std::string text_cell(std::string_view text);
 
 // Runs gnuplot on `script`; throws std::runtime_error carrying gnuplot's own message when it

@@ -337,7 +337,7 @@ Drawn tests_script(const LoadedCampaign& c, const PlotFile& file) {
     auto status = r.baseline ? std::string("baseline") : std::string(results::to_string(r.status));
     std::replace(status.begin(), status.end(), '_', ' ');
     const bool rolled = r.status == CandidateStatus::rolled_back;
-    rows.push_back({std::to_string(i), text_cell(roomy ? fmt::format("#{}\\n{}\\n{}/{} failed", r.candidate, status, r.failed, r.tests)
+    rows.push_back({std::to_string(i), text_cell(roomy ? fmt::format("#{}\n{}\n{}/{} failed", r.candidate, status, r.failed, r.tests)
                                            : fmt::format("#{}", r.candidate)), std::to_string(up),
                     std::to_string(-down), rolled ? "1" : "0",
                     text_cell(up ? fmt::format("+{}", up) : ""),

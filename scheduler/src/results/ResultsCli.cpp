@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "flotilla/results/Columns.h"
+#include "flotilla/results/Printable.h"
 
 namespace flotilla::cli::results_cli {
 namespace {
@@ -35,7 +36,7 @@ LoadedCampaign load_campaign(const std::string& path, bool json) {
   c.summary = results::summarize(store.campaign(), candidates, c.trials);
   c.summary.provenance = results::provenance_of(c.events);
   c.run = results::run_status(c.events, c.summary, results::has_live_writer(path));
-  if (!json && !c.run.complete()) std::cerr << fmt::format("note: {}: {}\n", path, c.run.note());
+  if (!json && !c.run.complete()) std::cerr << results::printable(fmt::format("note: {}: {}\n", path, c.run.note()));
   return c;
 }
 

@@ -6,6 +6,8 @@
 //  - A file whose campaign did not finish is read like any other; it is flagged, in text on
 //    stderr ("note: ...", so stdout stays a clean table or CSV) and in JSON as "run".
 //  - Bad input throws; `flotilla` prints "flotilla results: message" and exits 1.
+//  - Text may quote task output or a file someone sent: it is printed through results::printable
+//    (no control byte reaches the terminal). JSON is escaped by its writer; CSV is data.
 #pragma once
 
 #include <boost/program_options.hpp>
@@ -33,6 +35,8 @@ struct Subcommand {
   std::size_t min_files = 1;
   std::size_t max_files = 1;  // 0: no limit
   int (*run)(const po::variables_map& vm, const std::vector<std::string>& files, std::ostream& out);
+  // Its output is data (export's CSV), never escaped on the way out; see results_command.
+  bool prints_data = false;
 };
 
 // Defined in the file of each subcommand; listed once in ResultsCommand.cpp.
