@@ -33,8 +33,20 @@ struct State {
   ContainmentKind kind = ContainmentKind::subreaper;
   std::string description;
   fs::path base;  // cgroup mode: CGROUP/flotilla-PID, this process's parent of its task groups
-  std::vector<Leftover> dead_schedulers_leftovers;  // killed when this process started
+  fs::path own;   // cgroup mode: CGROUP, where other schedulers' groups are
 };
+
+// A task group's name: task-N, with the hash of its campaign's tag when it has one (task-N-HASH),
+// so that a resumed campaign ends only what its own killed scheduler left.
+std::string tag_suffix(std::string_view tag) {
+  if (tag.empty()) return {};
+  std::uint64_t hash = 0xcbf29ce484222325ULL;  // FNV-1a 64
+  for (unsigned char c : tag) {
+    hash ^= c;
+    hash *= 0x100000001b3ULL;
+  }
+  return fmt::format("-{:016x}", hash);
+}
 
 std::string read_text(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -70,11 +82,25 @@ std::optional<fs::path> own_cgroup(std::string& why) {
 
 bool pid_alive(long pid) { return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH; }
 
+// The processes in `group` and in the groups below it (a task that runs flotilla-per-file or a
+// worker has groups of its own inside).
 std::vector<pid_t> members(const fs::path& group) {
   std::vector<pid_t> pids;
   std::istringstream lines(read_text(group / "cgroup.procs"));
   for (long pid; lines >> pid;) pids.push_back(static_cast<pid_t>(pid));
+  std::error_code ec;
+  for (fs::directory_iterator it(group, ec), end; !ec && it != end; it.increment(ec))
+    if (it->is_directory(ec))
+      for (pid_t pid : members(it->path())) pids.push_back(pid);
   return pids;
+}
+
+// Removes an empty group and the groups below it, deepest first.
+void remove_groups(const fs::path& group) {
+  std::error_code ec;
+  for (fs::directory_iterator it(group, ec), end; !ec && it != end; it.increment(ec))
+    if (it->is_directory(ec)) remove_groups(it->path());
+  ::rmdir(group.c_str());
 }
 
 std::string comm_of(pid_t pid) {
@@ -101,9 +127,11 @@ bool empty_group(const fs::path& group) {
   }
 }
 
-// A killed scheduler leaves CGROUP/flotilla-PID/task-N groups whose processes it can no longer
-// end: the next backend that starts in the same cgroup ends them and removes the groups.
-void clear_dead_schedulers(const fs::path& parent, std::vector<Leftover>& killed) {
+// A killed scheduler leaves CGROUP/flotilla-PID/task-N[-HASH] groups whose processes it can no
+// longer end. Those of the campaign `tag` (untagged ones when `tag` is empty) are emptied and
+// removed, and so is a dead scheduler's folder once it holds no group.
+void clear_dead_schedulers(const fs::path& parent, std::string_view tag, std::vector<Leftover>& killed) {
+  const std::string suffix = tag_suffix(tag);
   std::error_code ec;
   for (fs::directory_iterator it(parent, ec), end; !ec && it != end; it.increment(ec)) {
     const auto name = it->path().filename().string();
@@ -112,11 +140,15 @@ void clear_dead_schedulers(const fs::path& parent, std::vector<Leftover>& killed
     if (pid <= 0 || pid_alive(pid)) continue;
     std::error_code inner;
     for (fs::directory_iterator task(it->path(), inner), stop; !inner && task != stop; task.increment(inner)) {
-      if (!task->is_directory()) continue;
+      const auto group = task->path().filename().string();
+      if (!task->is_directory() || !group.starts_with("task-")) continue;
+      const auto dash = group.find('-', 5);
+      const std::string group_suffix = dash == std::string::npos ? std::string() : group.substr(dash);
+      if (group_suffix != suffix) continue;
       for (pid_t member : members(task->path())) killed.push_back({member, comm_of(member)});
-      if (empty_group(task->path())) ::rmdir(task->path().c_str());
+      if (empty_group(task->path())) remove_groups(task->path());
     }
-    ::rmdir(it->path().c_str());
+    remove_groups(it->path());  // keeps what another campaign's groups still hold
   }
 }
 
@@ -128,7 +160,8 @@ State detect() {
   if (wanted == "subreaper") {
     why = "FLOTILLA_CONTAINMENT=subreaper";
   } else if (auto own = own_cgroup(why)) {
-    clear_dead_schedulers(*own, s.dead_schedulers_leftovers);
+    std::vector<Leftover> untagged;  // a killed worker's, a test's: nobody else would end them
+    clear_dead_schedulers(*own, "", untagged);
     const auto base = *own / fmt::format("flotilla-{}", ::getpid());
     std::error_code ec;
     const auto probe = base / "task-probe";
@@ -150,6 +183,7 @@ State detect() {
         ::close(fd);
         s.kind = ContainmentKind::cgroup;
         s.base = base;
+        s.own = *own;
         s.description = fmt::format("cgroup v2 ({})", base.string());
         return s;
       }
@@ -161,9 +195,17 @@ State detect() {
   return s;
 }
 
+// This process's folder of task groups goes when it exits (its groups went with their tasks).
+struct Owner {
+  State state = detect();
+  ~Owner() {
+    if (!state.base.empty()) remove_groups(state.base);
+  }
+};
+
 State& state() {
-  static State s = detect();
-  return s;
+  static Owner owner;
+  return owner.state;
 }
 
 std::atomic<std::uint64_t> g_groups{0};
@@ -172,17 +214,17 @@ std::atomic<std::uint64_t> g_groups{0};
 
 ContainmentKind containment() { return state().kind; }
 
-std::vector<Leftover> take_dead_schedulers_leftovers() {
-  static std::mutex mutex;
-  std::lock_guard lock(mutex);
-  return std::exchange(state().dead_schedulers_leftovers, {});
+std::vector<Leftover> kill_dead_schedulers_tasks(std::string_view tag) {
+  std::vector<Leftover> killed;
+  if (state().kind == ContainmentKind::cgroup && !tag.empty()) clear_dead_schedulers(state().own, tag, killed);
+  return killed;
 }
 std::string describe_containment() { return state().description; }
 
-std::unique_ptr<TaskCgroup> TaskCgroup::create() {
+std::unique_ptr<TaskCgroup> TaskCgroup::create(std::string_view campaign_tag) {
   const auto& s = state();
   if (s.kind != ContainmentKind::cgroup) return nullptr;
-  auto dir = s.base / fmt::format("task-{}", ++g_groups);
+  auto dir = s.base / fmt::format("task-{}{}", ++g_groups, tag_suffix(campaign_tag));
   if (::mkdir(dir.c_str(), 0755) != 0) return nullptr;
   Fd procs(::open((dir / "cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC));
   if (!procs) {
@@ -194,7 +236,8 @@ std::unique_ptr<TaskCgroup> TaskCgroup::create() {
 
 TaskCgroup::~TaskCgroup() {
   m_procs.reset();
-  if (::rmdir(m_dir.c_str()) != 0 && errno == EBUSY && empty_group(m_dir)) ::rmdir(m_dir.c_str());
+  if (::rmdir(m_dir.c_str()) == 0) return;
+  if (empty_group(m_dir)) remove_groups(m_dir);
 }
 
 std::vector<Leftover> TaskCgroup::kill_all(pid_t spared_group) {

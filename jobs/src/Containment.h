@@ -9,7 +9,8 @@
 //    (CGROUP/flotilla-PID/task-N). The child joins it before exec, so everything it starts is
 //    inside; when the task ends, `cgroup.kill` (or SIGKILL to each member) ends them all and the
 //    members that had left the task's process group are named. A killed scheduler's groups
-//    (flotilla-PID of a PID that is gone) are emptied by the next backend that starts there.
+//    (flotilla-PID of a PID that is gone) are emptied when its campaign runs again (a group's
+//    name carries a hash of its campaign's tag: task-N-HASH).
 //  - subreaper: this process is a child subreaper (PR_SET_CHILD_SUBREAPER), and so is each task
 //    before it execs: a task's orphaned descendants are adopted by the task while it runs, and by
 //    this process once it has ended. When a task ends, every child of this process that this
@@ -26,6 +27,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "Descendants.h"
@@ -41,16 +43,18 @@ ContainmentKind containment();
 // ...)", for the run's provenance and the docs' claim that it is in force.
 std::string describe_containment();
 
-// Cgroup mode: the processes of a killed scheduler's task groups, which this process killed when
-// it decided on containment (named once, by the first caller; kill_campaign_leftovers).
-std::vector<Leftover> take_dead_schedulers_leftovers();
+// Cgroup mode: kills what the tasks of campaign `tag` left in the groups of a killed scheduler
+// (kill_campaign_leftovers) and returns it. Untagged groups of killed schedulers are emptied when
+// containment is decided.
+std::vector<Leftover> kill_dead_schedulers_tasks(std::string_view tag);
 
 // One task's cgroup (cgroup mode). The child joins it by writing "0" to procs_fd() before exec.
 class TaskCgroup {
  public:
   // nullopt when containment() is not cgroup, or this task's group cannot be made (the task
   // then runs with the subreaper rules).
-  static std::unique_ptr<TaskCgroup> create();
+  // `campaign_tag`: the campaign the task belongs to (BackendOptions::campaign_tag), or empty.
+  static std::unique_ptr<TaskCgroup> create(std::string_view campaign_tag);
   ~TaskCgroup();
   TaskCgroup(const TaskCgroup&) = delete;
   TaskCgroup& operator=(const TaskCgroup&) = delete;

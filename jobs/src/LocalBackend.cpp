@@ -117,7 +117,7 @@ void LocalBackend::start_queued() {
     auto started = spec;  // what a retry needs is the spec without this try's tokens
     started.env.emplace_back(kTaskTokenVariable, m_token_prefix + "-" + std::to_string(++m_tasks));
     if (!m_campaign_tag.empty()) started.env.emplace_back(kCampaignTagVariable, m_campaign_tag);
-    auto cgroup = TaskCgroup::create();  // null in subreaper mode (Containment.h)
+    auto cgroup = TaskCgroup::create(m_campaign_tag);  // null in subreaper mode (Containment.h)
     auto spawned = m_spawner.spawn(started, m_slot_cpus[slot], cgroup ? cgroup->procs_fd() : -1);
     if (auto* failure = std::get_if<SpawnFailure>(&spawned)) {
       if (failure->transient) {
@@ -231,10 +231,9 @@ void LocalBackend::cancel_all() {
 }
 
 std::string kill_campaign_leftovers(const std::string& tag) {
-  // The task groups of a killed scheduler were emptied when containment was decided (the
-  // backend was made before this is called); the tag finds those that re-parented elsewhere.
-  containment();
-  auto killed = take_dead_schedulers_leftovers();
+  // The task groups a killed scheduler of this campaign left; the tag in the environment finds
+  // those that re-parented elsewhere (subreaper mode, or an older flotilla's).
+  auto killed = kill_dead_schedulers_tasks(tag);
   if (!tag.empty())
     for (auto& leftover : kill_processes_with(kCampaignTagVariable, tag)) killed.push_back(std::move(leftover));
   return killed.empty() ? std::string() : describe(killed);

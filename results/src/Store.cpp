@@ -250,7 +250,7 @@ struct Store::Impl {
     if (::statvfs(dir.c_str(), &fs) != 0) return;  // cannot tell: let the write say
     const auto available = static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize;
     if (available >= reserve_bytes()) return;
-    throw StoreError(m_path.string() + ": only " + std::to_string(available / 1024) + " KiB free on its filesystem (" +
+    throw StoreSpaceError(m_path.string() + ": only " + std::to_string(available / 1024) + " KiB free on its filesystem (" +
                      dir.string() + "); flotilla stops below " + std::to_string(reserve_bytes() / 1024) +
                      " KiB, before a write could fail half-way. Free some space and run the same command again "
                      "to resume");
@@ -550,6 +550,18 @@ void Store::add_event(const EventRecord& record) {
     return;
   }
   impl.write([&] { h5::append_rows(impl.m_events.id(), impl.m_types.event.id(), &row, 1); });
+}
+
+void Store::add_last_event(const EventRecord& record) {
+  Impl& impl = *m_impl;
+  impl.require_writable();
+  const schema::EventRow row = schema::to_row(record);
+  try {
+    with_path(impl.m_path, [&] { h5::append_rows(impl.m_events.id(), impl.m_types.event.id(), &row, 1); });
+  } catch (...) {
+    impl.m_broken = true;
+    throw;
+  }
 }
 
 void Store::add_estimate(const EstimateRecord& record) {

@@ -37,14 +37,23 @@ WriterLock WriterLock::acquire(const std::filesystem::path& path) {
   lock.l_whence = SEEK_SET;
   lock.l_start = kLockOffset;
   lock.l_len = 1;
-  if (::fcntl(fd, F_OFD_SETLK, &lock) == 0) return WriterLock(fd);
-  const int error = errno;
+  // A writer that was just SIGKILLed holds its lock until the kernel has closed its files, which
+  // can take a moment after kill(2) returns (a resume 20 ms after the kill was refused): a held
+  // lock is tried again for a second before it is taken for a live writer.
+  int error = 0;
+  for (int tries = 0;; ++tries) {
+    if (::fcntl(fd, F_OFD_SETLK, &lock) == 0) return WriterLock(fd);
+    error = errno;
+    if ((error != EAGAIN && error != EACCES) || tries == 50) break;
+    ::usleep(20'000);
+  }
   ::close(fd);
   // A file system without byte-range locks: carry on unguarded, as HDF5 itself does when
   // HDF5_USE_FILE_LOCKING=FALSE; the lock is a safety net, not part of the file format.
   if (locking_unsupported(error)) return WriterLock();
   if (error == EAGAIN || error == EACCES) {
-    throw StoreError(path.string() + ": is open for writing by another process");
+    throw StoreError(path.string() + ": is open for writing by another process (another `flotilla run` of this "
+                     "campaign?): wait for it to finish, or stop it, then run the same command again");
   }
   throw StoreError(path.string() + ": cannot lock for writing: " + std::strerror(error));
 }

@@ -163,6 +163,17 @@ class CampaignRunner {
       m_err << fmt::format("interrupted: finished tasks are recorded in {}{}; run the same command again to resume\n",
                            m_s.results.string(), left);
       return kExitInterrupted;
+    } catch (const results::StoreSpaceError&) {
+      // The disk is nearly full: a task that writes large files may be the cause, so the tasks
+      // running now are named here and in the journal, which the resumed run repeats.
+      m_progress.finish();
+      const auto running = disk_full_text();
+      m_err << fmt::format("{}: stopped with its file system nearly full: {}\n", m_s.results.string(), running);
+      try {
+        m_store->add_last_event({now_seconds(), "disk_full", "stopped with the file system nearly full: " + running});
+      } catch (const results::StoreError&) {
+      }
+      throw;
     } catch (const Cancelled&) {
       m_progress.finish();
       std::error_code ec;
@@ -198,6 +209,8 @@ class CampaignRunner {
       for (const auto& c : m_candidates) m_configs.push_back(m_s.space.parse_configuration(c.config));
       m_err << fmt::format("resuming {}: {} candidates and {} trials recorded\n", m_s.results.string(),
                            m_candidates.size(), m_trials.size());
+      if (const auto events = m_store->events(); !events.empty() && events.back().kind == "disk_full")
+        m_err << fmt::format("{}: the last run {}\n", m_s.results.string(), events.back().detail);
       for (const auto& repair : m_store->repairs()) {
         m_err << results::printable(fmt::format("{}: repaired: {}\n", m_s.results.string(), repair));
         m_store->add_event({now_seconds(), "file_repaired", repair});
@@ -218,7 +231,15 @@ class CampaignRunner {
                                  .pick = m_s.objectives.empty() ? std::string() : m_s.pick.text(),
                                  .fidelity = m_s.fidelity.empty() ? std::string()
                                                                   : m_s.fidelity + "=" + m_s.fidelity_full()};
-      m_store.emplace(results::Store::create(m_s.results, info));
+      try {
+        m_store.emplace(results::Store::create(m_s.results, info));
+      } catch (const results::StoreError&) {
+        if (!std::filesystem::exists(m_s.results)) throw;
+        // Two first runs at the same moment: the other one made the file and runs the campaign.
+        throw ConfigError(fmt::format("{}: another run of this campaign created it a moment ago and is running it; "
+                                      "wait for it to finish, or stop it, then run the same command again to resume",
+                                      m_s.results.string()));
+      }
       m_store->add_event({now_seconds(), "campaign_started", fmt::format("pid {}", getpid())});
       // Reports and discoveries left by an earlier campaign of the same name belong to another
       // results file: reusing them would judge this campaign's candidates by someone else's tests.
@@ -731,9 +752,35 @@ class CampaignRunner {
   // Every task runs in the campaign's working directory, on every backend (a Slurm job's ranks
   // start in the job's folder).
   void submit(std::vector<jobs::TaskSpec> specs) {
-    for (auto& spec : specs)
+    for (auto& spec : specs) {
       if (spec.workdir.empty()) spec.workdir = m_s.workdir;
+      m_in_flight.insert(spec.id);
+    }
     m_backend->submit(std::move(specs));
+  }
+
+  // Task ids as a person reads them ("candidate 3 explore 1, ..."), ten at most.
+  static std::string tasks_text(const std::vector<std::uint64_t>& ids) {
+    std::vector<std::string> names;
+    for (auto id : ids) {
+      const auto key = decode_task_id(id);
+      names.push_back(fmt::format("candidate {} {} {}", key.candidate, results::to_string(key.kind), key.index));
+      if (names.size() == 10) break;
+    }
+    return fmt::format("{}{}", fmt::join(names, ", "),
+                       ids.size() > names.size() ? fmt::format(" and {} more", ids.size() - names.size()) : std::string());
+  }
+
+  // What was running when the disk filled: the tasks whose results could not be written (they
+  // ended last, and the file system filled while they ran), then those still running or queued.
+  std::string disk_full_text() const {
+    std::vector<std::uint64_t> running;
+    for (auto id : m_in_flight)
+      if (std::find(m_unwritten.begin(), m_unwritten.end(), id) == m_unwritten.end()) running.push_back(id);
+    std::string text = m_unwritten.empty() ? std::string("no result was being written")
+                                           : "the results of " + tasks_text(m_unwritten) + " could not be written";
+    if (!running.empty()) text += "; still running or queued: " + tasks_text(running);
+    return text;
   }
 
   // A confirmation is one task (flotilla-pairs): the candidate's and the baseline's benchmark
@@ -866,7 +913,13 @@ class CampaignRunner {
       if (t.kind == results::TrialKind::evaluate) m_ran_evaluate.insert(t.candidate);
       if (m_store->add_trial(t)) m_trials.push_back(std::move(t));
     }
-    group.commit();
+    try {
+      group.commit();
+    } catch (const results::StoreError&) {
+      for (const auto& r : finished) m_unwritten.push_back(r.id);  // named by disk_full_text
+      throw;
+    }
+    for (const auto& r : finished) m_in_flight.erase(r.id);
   }
 
   // Several objectives: a benchmark run must print every one (the worker checks the first); one
@@ -972,6 +1025,8 @@ class CampaignRunner {
   std::set<std::int64_t> m_confirmed;                  // candidates with a confirmation recorded
   std::set<std::int64_t> m_decided;
   std::set<std::int64_t> m_ran_evaluate;
+  std::set<std::uint64_t> m_in_flight;      // task ids submitted whose results are not in the file yet
+  std::vector<std::uint64_t> m_unwritten;   // task ids whose results a failed write kept out
   bool m_speculative = false;               // evaluations run alongside their explorations (pipelined)
   std::vector<jobs::TaskResult> m_held;     // speculative evaluations whose exploration is not in yet
   SuiteStage m_suite;                       // per-test outcomes and the test gate (evaluate.suite)

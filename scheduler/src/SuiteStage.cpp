@@ -1,6 +1,8 @@
 // SuiteStage.cpp — per-test outcomes in the campaign's evaluate stage (SuiteStage.h).
 #include "SuiteStage.h"
 
+#include <sys/stat.h>
+
 #include <fcntl.h>
 #include <glob.h>
 #include <signal.h>
@@ -169,9 +171,14 @@ std::vector<std::string> SuiteStage::test_files() {
     std::size_t before = files.size();
     if (pattern.starts_with('@')) {
       const fs::path list = pattern.substr(1);
-      if (!fs::is_regular_file(list))
-        throw ConfigError(fmt::format("{}: [evaluate] files: list file '{}' does not exist (relative to {})", config,
-                                      list.string(), fs::current_path().string()));
+      // A FIFO (a shell's <(find ...)) is read once, like a file; anything else is named as it is.
+      std::error_code ec;
+      const auto type = fs::status(list, ec).type();
+      if (type != fs::file_type::regular && type != fs::file_type::fifo)
+        throw ConfigError(fmt::format("{}: [evaluate] files: list file '{}' {} (relative to {})", config, list.string(),
+                                      type == fs::file_type::not_found || ec ? "does not exist"
+                                                                             : "is not a file or a FIFO (a folder?)",
+                                      fs::current_path().string()));
       const auto entries = suites::parse_file_list(read_text(list));
       for (std::size_t i = 0; i < entries.size(); ++i) {
         if (!fs::is_regular_file(entries[i]))
@@ -185,14 +192,34 @@ std::vector<std::string> SuiteStage::test_files() {
     if (pattern.find("**") != std::string::npos) {
       const fs::path root = suites::literal_root(pattern);
       std::error_code ec;
-      for (fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
+      // Symlinked folders are followed (as glob(3) follows them), each real folder once, so a
+      // link back up the tree cannot loop; a matching name that is a dangling link is an error.
+      std::set<std::pair<dev_t, ino_t>> seen;
+      const auto first_visit = [&](const fs::path& dir) {
+        struct stat info {};
+        return ::stat(dir.c_str(), &info) == 0 && seen.insert({info.st_dev, info.st_ino}).second;
+      };
+      first_visit(root);
+      for (fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied |
+                                                         fs::directory_options::follow_directory_symlink, ec), end;
            !ec && it != end; it.increment(ec)) {
-        if (!it->is_regular_file()) continue;
+        std::error_code type_error;
+        if (it->is_directory(type_error)) {
+          if (!first_visit(it->path())) it.disable_recursion_pending();
+          continue;
+        }
         // Matched as the pattern was written: relative to the working directory, or absolute.
         const fs::path shown = pattern.starts_with('/') ? it->path() : it->path().lexically_normal();
-        if (suites::matches_path_pattern(pattern, shown.string()))
-          files.insert(fs::absolute(it->path()).lexically_normal().string());
+        if (!suites::matches_path_pattern(pattern, shown.string())) continue;
+        if (it->is_symlink(type_error) && !fs::exists(it->path(), type_error))
+          throw ConfigError(fmt::format("{}: [evaluate] files: '{}' matches '{}', a link to nothing (it points to "
+                                        "'{}')", config, pattern, shown.string(),
+                                        fs::read_symlink(it->path(), type_error).string()));
+        if (it->is_regular_file(type_error)) files.insert(fs::absolute(it->path()).lexically_normal().string());
       }
+      if (ec)
+        throw ConfigError(fmt::format("{}: [evaluate] files: '{}': cannot walk {}: {}", config, pattern,
+                                      root.string(), ec.message()));
     } else {
       glob_t found{};
       const int rc = ::glob(pattern.c_str(), 0, nullptr, &found);

@@ -70,7 +70,11 @@ class Reader {
     auto* raw = one(key);
     long long v = 0;
     auto [p, ec] = std::from_chars(raw->value.data(), raw->value.data() + raw->value.size(), v);
-    if (ec != std::errc{} || p != raw->value.data() + raw->value.size() || v < min || v > max)
+    const bool whole = p == raw->value.data() + raw->value.size();
+    // A number past the limit says the limit; one too large for any integer is past it too.
+    if (whole && (ec == std::errc::result_out_of_range || (ec == std::errc{} && v > max)) && raw->value[0] != '-')
+      bad(*raw, key, fmt::format("is above the largest value allowed, {}", max));
+    if (ec != std::errc{} || !whole || v < min)
       bad(*raw, key, min == 0 ? "is not a non-negative integer" : "is not a positive integer");
     return v;
   }

@@ -14,8 +14,12 @@ usage: check_hostile_round2.py FLOTILLA WORK
   7. a candidate fast only right after the baseline ran is reported unreliable, not confirmed; one
      that caches its answer in $TMPDIR is not confirmed (each run of a pair has its own TMPDIR);
  13. a task's descendant that clears the environment (env -i) and calls setsid ends with the task;
-     the containment in force is recorded.
+     the containment in force is recorded;
+ 14. `**` follows symlinked folders (once each) and names a matching dangling link; an @LIST
+     FIFO is read; of two first runs at the same moment the loser says why; a resume right
+     after a SIGKILL is not refused as "open for writing by another process".
 """
+import threading
 import glob
 import json
 import os
@@ -200,6 +204,64 @@ with h5py.File(h5, "r") as f:
     details = [e["detail"].decode() for e in f["events"][:]]
 check("containment" in kinds, f"the containment in force is recorded: {kinds}")
 check(any(f"({escaped} " in d and "killed" in d for d in details), f"the killed leftover is named: {details}")
+
+# 14. Smaller findings.
+tree = os.path.join(WORK, "tree")
+other = os.path.join(WORK, "tree_other")
+fresh(tree, other)
+os.makedirs(os.path.join(tree, "real"))
+os.makedirs(other)
+write("tree/real/a.t", "")
+write("tree_other/b.t", "")
+os.symlink(other, os.path.join(tree, "linked"))          # a symlinked folder
+os.symlink(tree, os.path.join(tree, "real", "loop"))     # a link back up the tree
+os.symlink("/nonexistent/c.t", os.path.join(tree, "real", "dead.t"))
+per_file = ("[intent]\nobjective = score\n[space]\nparam = x: int: 1..1\n[search]\nstrategy = grid\nbudget = 1\n"
+            "[explore]\ncommand = echo flotilla-metric: score=1\nrepeats = 1\n"
+            "[evaluate]\ncommand = sh -c 'exit 0' {file}\nsuite = per_file\nfiles = FILES\n")
+path, h5 = ini("glob_links", per_file.replace("FILES", "tree/**/*.t"))
+p = flotilla("run", path, "--no-live")
+check(p.returncode == 1 and "'tree/real/dead.t', a link to nothing" in p.stderr,
+      f"a dangling link that matches is named: {p.returncode} {p.stderr}")
+os.remove(os.path.join(tree, "real", "dead.t"))
+p = flotilla("run", path, "--no-live")
+check(p.returncode == 0, f"glob through links: {p.returncode} {p.stderr}")
+with h5py.File(h5, "r") as f:
+    names = sorted(set(bytes(f["tests/names"][:]).decode().split("\n")) - {""})
+check(len(names) == 2 and any(n.endswith("linked/b.t") for n in names), f"the linked folder's file counts, once: {names}")
+
+fifo = os.path.join(WORK, "list.fifo")
+fresh(fifo)
+os.mkfifo(fifo)
+feeder = threading.Thread(target=lambda: open(fifo, "w").write("tree/real/a.t\n"), daemon=True)
+feeder.start()
+path, h5 = ini("list_fifo", per_file.replace("FILES", "@list.fifo"))
+p = flotilla("run", path, "--no-live")
+check(p.returncode == 0, f"an @LIST FIFO is read: {p.returncode} {p.stderr}")
+
+path, h5 = ini("twins", SCORE + "[explore]\ncommand = sh -c 'sleep 0.2; echo flotilla-metric: score=1'\nrepeats = 1\n")
+twins = [subprocess.Popen([FLOTILLA, "run", path, "--no-live"], env=ENV, cwd=WORK, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True) for _ in range(2)]
+outcomes = [(t.wait(), t.communicate()[1]) for t in twins]
+losers = [err for rc, err in outcomes if rc != 0]
+check(len(losers) <= 1, f"one of two simultaneous first runs goes on: {outcomes}")
+for err in losers:
+    check("another run of this campaign" in err or "another `flotilla run`" in err,
+          f"the loser of two simultaneous first runs says why: {err}")
+
+path, h5 = ini("quick_resume", SCORE.replace("budget = 3", "budget = 30").replace("1..3", "1..30") +
+               "[explore]\ncommand = sh -c 'sleep 0.1; echo flotilla-metric: score=1'\nrepeats = 1\n")
+refused = []
+for attempt in range(5):
+    run = subprocess.Popen([FLOTILLA, "run", path, "--no-live"], env=ENV, cwd=WORK, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+    time.sleep(0.6)
+    run.kill()
+    run.wait()
+    p = flotilla("run", path, "--no-live", "--search.budget=1")
+    if "is open for writing" in p.stderr:
+        refused.append(p.stderr)
+check(not refused, f"a resume right after a SIGKILL is not refused: {refused[:1]}")
 
 if failures:
     sys.exit(f"{len(failures)} check(s) failed")

@@ -75,6 +75,41 @@ mount -o remount,size=8M "$mnt"
 run >"$work/resume2.log" 2>&1 || { cat "$work/resume2.log"; exit 1; }
 "$py" "$here/check_campaign.py" "$h5"
 
+# 2b. A task that fills the disk: the stop names the tasks whose results could not be written
+#     (hostile input: the culprit was not named), and the resumed run names them again.
+umount "$mnt"
+mount -t tmpfs -o size=1400k tmpfs "$mnt"
+rm -f "$work/filled"
+cat >"$work/filler.ini" <<INI
+[campaign]
+name = filler
+results = $mnt/filler.h5
+[intent]
+objective = score
+[space]
+param = x: int: 1..4
+[explore]
+command = sh -c 'if [ \$0 = 3 ] && [ ! -e $work/filled ]; then touch $work/filled; head -c 600k /dev/zero > $mnt/junk; fi; echo flotilla-metric: score=\$0' {x}
+repeats = 1
+[search]
+strategy = grid
+budget = 4
+batch = 4
+[resources]
+slots = 1
+INI
+set +e
+"$flotilla" run "$work/filler.ini" --no-live >"$work/filler.log" 2>&1
+rc=$?
+set -e
+[ "$rc" -eq 1 ] || { echo "expected exit 1 when a task filled the disk, got $rc"; cat "$work/filler.log"; exit 1; }
+grep -q "filler.h5: stopped with its file system nearly full: the results of .*candidate 2 explore 0.* could not be written" "$work/filler.log" \
+  || { echo "the task that filled the disk is not named"; cat "$work/filler.log"; exit 1; }
+rm -f "$mnt/junk"
+"$flotilla" run "$work/filler.ini" --no-live >"$work/filler2.log" 2>&1 || { cat "$work/filler2.log"; exit 1; }
+grep -q "filler.h5: the last run stopped with the file system nearly full: the results of .*candidate 2 explore 0" \
+  "$work/filler2.log" || { echo "the resume does not name it"; cat "$work/filler2.log"; exit 1; }
+
 # 3. Writes that start failing with EIO (a dying disk; FAIL_WRITES, an LD_PRELOAD shim): the same
 #    stop with the cause named, nothing recorded changed, and a resume once writes work again.
 #    After 150 writes: well inside any quickstart run (a short confirmation made 400 too many).

@@ -297,7 +297,8 @@ TEST(Store, RefusesSecondWriterAndReadOnlyWrites) {
   const auto path = dir / "campaign.h5";
   Store writer = Store::create(path, sample_campaign());
   EXPECT_EQ(error_of([&] { Store::open_for_append(path); }),
-            path.string() + ": is open for writing by another process");
+            path.string() + ": is open for writing by another process (another `flotilla run` of this campaign?): "
+                            "wait for it to finish, or stop it, then run the same command again");
   EXPECT_EQ(error_of([&] { Store::create(path, sample_campaign()); }),
             path.string() + ": already exists");
   writer.add_event(sample_event(0));

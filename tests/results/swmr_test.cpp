@@ -124,7 +124,8 @@ TEST(Swmr, ReadsWhileAnotherProcessWrites) {
     ADD_FAILURE() << "a second writer was let in";
   } catch (const StoreError& error) {
     EXPECT_EQ(std::string(error.what()),
-              path.string() + ": is open for writing by another process");
+              path.string() + ": is open for writing by another process (another `flotilla run` of this campaign?): "
+                            "wait for it to finish, or stop it, then run the same command again");
   }
   const int status = writer.finish();
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);

@@ -232,6 +232,21 @@ TEST_F(SettingsTest, OlderFingerprintsStillResume) {
   EXPECT_NE(fingerprint_change(older, repeats)->find("explore.repeats changed from '3' to '5'"), std::string::npos);
 }
 
+// Hostile input: `slots = 4097`, a budget past 10^9 and `warmup = 1001` said "'4097' is not a
+// non-negative integer". A number past its limit names the limit.
+TEST_F(SettingsTest, NumbersPastTheirLimitNameIt) {
+  EXPECT_EQ(error_of(kValid, {"--resources.slots=4097"}),
+            "command line: [resources] slots: '4097' is above the largest value allowed, 4096");
+  EXPECT_EQ(error_of(kValid, {"--search.budget=1000000000"}),
+            "command line: [search] budget: '1000000000' is above the largest value allowed, 100000000");
+  EXPECT_EQ(error_of(kValid, {"--search.budget=99999999999999999999999"}),
+            "command line: [search] budget: '99999999999999999999999' is above the largest value allowed, 100000000");
+  EXPECT_EQ(error_of(kValid, {"--explore.warmup=1001"}),
+            "command line: [explore] warmup: '1001' is above the largest value allowed, 1000");
+  EXPECT_EQ(error_of(kValid, {"--resources.slots=-1"}), "command line: [resources] slots: '-1' is not a non-negative integer");
+  EXPECT_EQ(error_of(kValid, {"--resources.slots=4x"}), "command line: [resources] slots: '4x' is not a non-negative integer");
+}
+
 TEST_F(SettingsTest, FingerprintIgnoresBudgetButNotCommands) {
   auto a = load_settings(write(kValid), {});
   auto b = load_settings(write(kValid), {"--search.budget=99", "--campaign.seed=3", "--resources.slots=1"});

@@ -153,6 +153,13 @@ class StoreError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The file system is nearly full: flotilla stopped before a write that could fail half-way.
+// Nothing was written and the Store stays usable (add_last_event still fits).
+class StoreSpaceError : public StoreError {
+ public:
+  using StoreError::StoreError;
+};
+
 class Store {
  public:
   // Creates a new file (refuses to overwrite an existing one) and opens it for SWMR writing.
@@ -183,6 +190,9 @@ class Store {
   // key is already recorded.
   bool add_trial(const TrialRecord& record);
   void add_event(const EventRecord& record);
+  // One event written into the space flotilla keeps in reserve (FLOTILLA_STORE_RESERVE_BYTES):
+  // the last word of a run that a nearly full disk stopped (StoreSpaceError). Not in a Group.
+  void add_last_event(const EventRecord& record);
   // Estimates and confirmations (schema 2; a schema 1 file reads as having none).
   void add_estimate(const EstimateRecord& record);
   void add_confirmation(const ConfirmationRecord& record);
