@@ -26,7 +26,10 @@ checker reads the HDF5 file with h5py and the cluster's state:
   no stray process: no flotilla-worker, no run-allocation launcher, nothing carrying the
   campaign's FLOTILLA_CAMPAIGN tag.
 
-Ends with one JSON line: faults injected per kind, campaigns completed, violations.
+Ends with one JSON line: faults injected per kind, campaigns completed, the number of violations
+and each one's text (`violation_texts`, with the faults its campaign had been through, in order).
+A run with violations keeps its work folder (its path is in the JSON line) so the campaign's
+file and log can be read.
 Needs root (tmpfs mounts, Slurm's daemons as this user) and the packages of install-deps.sh.
 """
 import argparse
@@ -137,6 +140,7 @@ class Chaos:
         self.faults = {k: 0 for k in KINDS}
         self.violations = []
         self.completed = 0
+        self.history = {}  # campaign results file -> the faults injected into it, in order
 
     # --- running the campaign ------------------------------------------------------------------
     def results_dir(self, n):
@@ -243,6 +247,7 @@ class Chaos:
             if self.inject(kind, h5, proc, prefix):
                 self.faults[kind] += 1
                 injected += 1
+                self.history.setdefault(h5, []).append(kind)
                 log(f"campaign {n}: fault {injected} {kind}")
             if proc.poll() is not None and proc.returncode not in (0, 3):
                 proc = self.start(h5)
@@ -253,6 +258,8 @@ class Chaos:
             self.check(h5, prefix)
         if mounted:
             shutil.copy(h5, os.path.join(self.work, f"c{n}.h5"))
+            if os.path.exists(h5 + ".log"):
+                shutil.copy(h5 + ".log", os.path.join(self.work, f"c{n}.h5.log"))
             subprocess.run(["umount", "-l", d], capture_output=True)
         return injected
 
@@ -320,12 +327,16 @@ class Chaos:
         finally:
             self.cluster.stop()
             shutil.rmtree(self.cluster.dir, ignore_errors=True)
+        texts = []
         for v in self.violations:
-            log("VIOLATION:", v)
+            h5 = v.split(": ", 1)[0]
+            texts.append(f"{v} (after faults: {', '.join(self.history.get(h5, [])) or 'none'})")
+            log("VIOLATION:", texts[-1])
         print(json.dumps({"bench": "chaos", "faults": self.faults, "faults_total": sum(self.faults.values()),
                           "campaigns": n - 1, "completed": self.completed, "violations": len(self.violations),
+                          "violation_texts": texts, "kept": self.work if self.violations or self.args.keep else None,
                           "seed": self.args.seed, "seconds": round(time.time() - started, 1)}))
-        if not self.args.keep:
+        if not self.args.keep and not self.violations:
             shutil.rmtree(self.work, ignore_errors=True)
 
 
