@@ -29,6 +29,15 @@ std::string_view to_string(TrialStatus status) {
   return "unknown";
 }
 
+std::string_view to_string(ProposalStatus status) {
+  switch (status) {
+    case ProposalStatus::accepted: return "accepted";
+    case ProposalStatus::refused: return "refused";
+    case ProposalStatus::answered: return "answered";
+  }
+  return "unknown";
+}
+
 }  // namespace flotilla::results
 
 namespace flotilla::results::schema {
@@ -119,6 +128,32 @@ h5::Handle confirmation_type() {
   return type;
 }
 
+h5::Handle proposal_status_type() {
+  h5::Handle type(FLOTILLA_H5(H5Tenum_create(H5T_NATIVE_INT8)));
+  for (auto status : {ProposalStatus::accepted, ProposalStatus::refused, ProposalStatus::answered}) {
+    const auto value = static_cast<std::int8_t>(status);
+    FLOTILLA_H5(H5Tenum_insert(type.id(), std::string(to_string(status)).c_str(), &value));
+  }
+  return type;
+}
+
+h5::Handle proposal_type() {
+  h5::Handle type = compound(sizeof(ProposalRow));
+  add_field(type.id(), "round", offsetof(ProposalRow, round), H5T_NATIVE_INT32);
+  add_field(type.id(), "proposer", offsetof(ProposalRow, proposer), H5T_NATIVE_INT32);
+  add_field(type.id(), "parent", offsetof(ProposalRow, parent), H5T_NATIVE_INT64);
+  add_field(type.id(), "hash", offsetof(ProposalRow, hash), H5T_NATIVE_UINT64);
+  add_field(type.id(), "status", offsetof(ProposalRow, status), proposal_status_type().id());
+  add_string(type.id(), "name", offsetof(ProposalRow, name), sizeof(ProposalRow::name));
+  add_string(type.id(), "reason", offsetof(ProposalRow, reason), sizeof(ProposalRow::reason));
+  add_field(type.id(), "patch_start", offsetof(ProposalRow, patch_start), H5T_NATIVE_INT64);
+  add_field(type.id(), "patch_bytes", offsetof(ProposalRow, patch_bytes), H5T_NATIVE_INT64);
+  add_field(type.id(), "rationale_start", offsetof(ProposalRow, rationale_start), H5T_NATIVE_INT64);
+  add_field(type.id(), "rationale_bytes", offsetof(ProposalRow, rationale_bytes), H5T_NATIVE_INT64);
+  add_field(type.id(), "time", offsetof(ProposalRow, time), H5T_NATIVE_DOUBLE);
+  return type;
+}
+
 // The key fields, at the offsets of whichever row struct (TrialRow, TrialKeyRow) holds them.
 template <class Row>
 void add_trial_key(hid_t type, const h5::Handle& kind) {
@@ -203,8 +238,8 @@ std::string from_field(const char (&field)[N]) {
 h5::Handle trial_status_type() { return status_type(); }
 
 MemoryTypes make_memory_types() {
-  return {candidate_type(), trial_type(), trial_key_type(), metric_type(),
-          metric_trial_type(), event_type(), estimate_type(), confirmation_type(), metric_name_type()};
+  return {candidate_type(), trial_type(), trial_key_type(), metric_type(),      metric_trial_type(),
+          event_type(),     estimate_type(), confirmation_type(), metric_name_type(), proposal_type()};
 }
 
 h5::Handle make_file_type(hid_t memory_type) {
@@ -346,6 +381,32 @@ ConfirmationRecord from_row(const ConfirmationRow& row) {
   r.min_effect = row.min_effect;
   r.time = row.time;
   r.reason = from_field(row.reason);
+  return r;
+}
+
+ProposalRow to_row(const ProposalRecord& record) {
+  ProposalRow row{};
+  row.round = record.round;
+  row.proposer = record.proposer;
+  row.parent = record.parent;
+  row.hash = record.hash;
+  row.status = static_cast<std::int8_t>(record.status);
+  copy_head(row.name, record.name);
+  copy_head(row.reason, record.reason);
+  row.time = record.time;
+  return row;
+}
+
+ProposalRecord from_row(const ProposalRow& row) {
+  ProposalRecord r;
+  r.round = row.round;
+  r.proposer = row.proposer;
+  r.parent = row.parent;
+  r.hash = row.hash;
+  r.status = static_cast<ProposalStatus>(row.status);
+  r.name = from_field(row.name);
+  r.reason = from_field(row.reason);
+  r.time = row.time;
   return r;
 }
 

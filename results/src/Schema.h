@@ -28,6 +28,9 @@ inline constexpr const char* kEvents = "events";
 inline constexpr const char* kEstimates = "estimates";          // schema 2
 inline constexpr const char* kConfirmations = "confirmations";  // schema 2
 inline constexpr const char* kCandidateText = "candidate_text"; // schema 2: uint8, long configurations
+// Added within schema 2: created with new files, and when an older file is reopened for appending.
+inline constexpr const char* kProposals = "proposals";
+inline constexpr const char* kProposalText = "proposal_text";    // uint8: patches and rationales
 inline constexpr hsize_t kTextChunkBytes = 4096;
 inline constexpr hsize_t kChunkRows = 64;
 
@@ -38,6 +41,21 @@ struct CandidateRow {
   char origin[32];
   std::int64_t text_start;   //   the whole text is bytes [text_start, text_start + text_bytes) of
   std::int64_t text_bytes;   //   /candidate_text (schema 2); text_bytes 0: `config` is whole
+};
+
+struct ProposalRow {
+  std::int32_t round;
+  std::int32_t proposer;
+  std::int64_t parent;
+  std::uint64_t hash;
+  std::int8_t status;
+  char name[64];
+  char reason[1024];
+  std::int64_t patch_start;      // bytes [patch_start, patch_start + patch_bytes) of /proposal_text
+  std::int64_t patch_bytes;
+  std::int64_t rationale_start;  // likewise
+  std::int64_t rationale_bytes;
+  double time;
 };
 
 struct TrialRow {
@@ -134,6 +152,7 @@ inline bool written(const MetricRow& row) { return row.name[0] != '\0'; }
 inline bool written(const EventRow& row) { return row.time != 0 || row.kind[0] != '\0'; }
 inline bool written(const EstimateRow& row) { return row.time != 0; }
 inline bool written(const ConfirmationRow& row) { return row.time != 0; }
+inline bool written(const ProposalRow& row) { return row.time != 0; }
 
 // The in-memory compound types, built once per open file.
 struct MemoryTypes {
@@ -146,6 +165,7 @@ struct MemoryTypes {
   h5::Handle estimate;
   h5::Handle confirmation;
   h5::Handle metric_name;
+  h5::Handle proposal;
 };
 
 MemoryTypes make_memory_types();
@@ -171,5 +191,7 @@ EstimateRow to_row(const EstimateRecord& record);
 EstimateRecord from_row(const EstimateRow& row);
 ConfirmationRow to_row(const ConfirmationRecord& record);
 ConfirmationRecord from_row(const ConfirmationRow& row);
+ProposalRow to_row(const ProposalRecord& record);  // the text offsets are the store's
+ProposalRecord from_row(const ProposalRow& row);
 
 }  // namespace flotilla::results::schema

@@ -78,12 +78,15 @@ struct Store::Impl {
   schema::MemoryTypes m_types;
   h5::Handle m_candidates, m_trials, m_metrics, m_events;
   h5::Handle m_estimates, m_confirmations, m_candidate_text;  // schema 2; invalid in a schema 1 file
+  h5::Handle m_proposals, m_proposal_text;  // invalid in a file written before proposals
   std::optional<tests::Tables> m_tests;   // absent in files written before per-test outcomes
   CampaignInfo m_campaign;
   std::set<TrialKey> m_trial_keys;
   hsize_t m_candidate_count = 0;
   hsize_t m_trial_count = 0;
   hsize_t m_text_bytes = 0;   // rows of /candidate_text, pending ones included
+  hsize_t m_proposal_count = 0;          // rows of /proposals, pending ones included
+  hsize_t m_proposal_text_bytes = 0;     // bytes of /proposal_text, pending ones included
   bool m_broken = false;
   std::vector<std::string> m_repairs;   // what open_for_append repaired, for the user
 
@@ -96,9 +99,11 @@ struct Store::Impl {
     std::vector<schema::EventRow> events;
     std::vector<schema::EstimateRow> estimates;
     std::vector<schema::ConfirmationRow> confirmations;
+    std::vector<char> proposal_text;
+    std::vector<schema::ProposalRow> proposals;
     bool empty() const {
       return candidate_text.empty() && candidates.empty() && metrics.empty() && trials.empty() && events.empty() &&
-             estimates.empty() && confirmations.empty();
+             estimates.empty() && confirmations.empty() && proposal_text.empty() && proposals.empty();
     }
   };
   int m_group_depth = 0;
@@ -151,6 +156,18 @@ struct Store::Impl {
       m_confirmations = h5::Handle(FLOTILLA_H5(H5Dopen2(m_file.id(), schema::kConfirmations, H5P_DEFAULT)));
       m_candidate_text = h5::Handle(FLOTILLA_H5(H5Dopen2(m_file.id(), schema::kCandidateText, H5P_DEFAULT)));
     }
+    if (FLOTILLA_H5(H5Lexists(m_file.id(), schema::kProposals, H5P_DEFAULT)) > 0) {
+      m_proposals = h5::Handle(FLOTILLA_H5(H5Dopen2(m_file.id(), schema::kProposals, H5P_DEFAULT)));
+      m_proposal_text = h5::Handle(FLOTILLA_H5(H5Dopen2(m_file.id(), schema::kProposalText, H5P_DEFAULT)));
+    }
+  }
+
+  // Proposals came after schema 2's first files: such a file gains the empty tables when it is
+  // reopened for appending, before SWMR starts (SWMR allows no new objects later).
+  void create_proposal_tables() {
+    h5::Handle file_type = schema::make_file_type(m_types.proposal.id());
+    m_proposals = h5::create_table(m_file.id(), schema::kProposals, file_type.id(), schema::kChunkRows);
+    m_proposal_text = h5::create_table(m_file.id(), schema::kProposalText, H5T_STD_U8LE, schema::kTextChunkBytes);
   }
 
   void create_tables() {
@@ -166,6 +183,7 @@ struct Store::Impl {
     m_estimates = table(schema::kEstimates, m_types.estimate);
     m_confirmations = table(schema::kConfirmations, m_types.confirmation);
     m_candidate_text = h5::create_table(m_file.id(), schema::kCandidateText, H5T_STD_U8LE, schema::kTextChunkBytes);
+    create_proposal_tables();
   }
 
   // Cuts `table` to its first `keep` rows when a failed append left more, and says so.
@@ -220,6 +238,19 @@ struct Store::Impl {
     cut_unwritten<schema::EventRow>(m_events, m_types.event, schema::kEvents);
     cut_unwritten<schema::EstimateRow>(m_estimates, m_types.estimate, schema::kEstimates);
     cut_unwritten<schema::ConfirmationRow>(m_confirmations, m_types.confirmation, schema::kConfirmations);
+
+    // Text before rows: a proposal row is written after its bytes, so text past the last
+    // written row's end is what a failed append left.
+    const auto proposals = h5::read_table<schema::ProposalRow>(m_proposals.id(), m_types.proposal.id());
+    m_proposal_count = written_prefix(proposals);
+    cut(m_proposals, schema::kProposals, proposals.size(), m_proposal_count);
+    std::int64_t proposal_text_end = 0;
+    for (std::size_t i = 0; i < m_proposal_count; ++i)
+      proposal_text_end = std::max({proposal_text_end, proposals[i].patch_start + proposals[i].patch_bytes,
+                                    proposals[i].rationale_start + proposals[i].rationale_bytes});
+    m_proposal_text_bytes = h5::row_count(m_proposal_text.id());
+    cut(m_proposal_text, schema::kProposalText, m_proposal_text_bytes, static_cast<std::size_t>(proposal_text_end));
+    m_proposal_text_bytes = std::min<hsize_t>(m_proposal_text_bytes, static_cast<hsize_t>(proposal_text_end));
   }
 
   void start_swmr_write() {
@@ -281,6 +312,11 @@ struct Store::Impl {
       const auto append = [](const h5::Handle& table, const h5::Handle& type, const auto& list) {
         if (!list.empty()) h5::append_rows(table.id(), type.id(), list.data(), list.size());
       };
+      // Proposals before the candidates they became: a candidate whose origin names a proposal
+      // always finds it (a proposal without its candidate is completed on resume).
+      if (!rows.proposal_text.empty())
+        h5::append_rows(m_proposal_text.id(), H5T_NATIVE_UINT8, rows.proposal_text.data(), rows.proposal_text.size());
+      append(m_proposals, m_types.proposal, rows.proposals);
       if (!rows.candidate_text.empty())
         h5::append_rows(m_candidate_text.id(), H5T_NATIVE_UINT8, rows.candidate_text.data(), rows.candidate_text.size());
       append(m_candidates, m_types.candidate, rows.candidates);
@@ -391,6 +427,7 @@ Store Store::open_for_append(const std::filesystem::path& path) {
                        "appends only to schema " + std::to_string(kSchemaVersion) +
                        " files: finish it with that flotilla, or start a new results file");
     impl->open_tables();
+    if (!impl->m_proposals.valid()) impl->create_proposal_tables();
     impl->load_writer_state();
     // An older file gains the (empty) /tests group now: SWMR allows no new objects later.
     if (tests::Tables::present(impl->m_file.id())) tests::Tables::add_missing(impl->m_file.id());
@@ -550,6 +587,60 @@ void Store::add_event(const EventRecord& record) {
     return;
   }
   impl.write([&] { h5::append_rows(impl.m_events.id(), impl.m_types.event.id(), &row, 1); });
+}
+
+std::int64_t Store::add_proposal(const ProposalRecord& record) {
+  Impl& impl = *m_impl;
+  impl.require_writable();
+  schema::ProposalRow row = schema::to_row(record);
+  std::vector<char> text;
+  const auto place = [&](const std::string& bytes, std::int64_t& start, std::int64_t& size) {
+    start = static_cast<std::int64_t>(impl.m_proposal_text_bytes + text.size());
+    size = static_cast<std::int64_t>(bytes.size());
+    text.insert(text.end(), bytes.begin(), bytes.end());
+  };
+  place(record.patch, row.patch_start, row.patch_bytes);
+  place(record.rationale, row.rationale_start, row.rationale_bytes);
+  const auto id = static_cast<std::int64_t>(impl.m_proposal_count);
+  if (impl.grouping()) {
+    impl.m_pending.proposal_text.insert(impl.m_pending.proposal_text.end(), text.begin(), text.end());
+    impl.m_pending.proposals.push_back(row);
+  } else {
+    impl.write([&] {
+      if (!text.empty()) h5::append_rows(impl.m_proposal_text.id(), H5T_NATIVE_UINT8, text.data(), text.size());
+      h5::append_rows(impl.m_proposals.id(), impl.m_types.proposal.id(), &row, 1);
+    });
+  }
+  impl.m_proposal_text_bytes += text.size();
+  ++impl.m_proposal_count;
+  return id;
+}
+
+std::vector<ProposalRecord> Store::proposals() const {
+  m_impl->commit_pending();
+  return with_path(m_impl->m_path, [&] {
+    std::vector<ProposalRecord> records;
+    if (!m_impl->m_proposals.valid()) return records;
+    const auto rows = m_impl->read_optional<schema::ProposalRow>(m_impl->m_proposals, m_impl->m_types.proposal);
+    if (rows.empty()) return records;
+    m_impl->refresh(m_impl->m_proposal_text);
+    const auto bytes = h5::row_count(m_impl->m_proposal_text.id());
+    const auto text_of = [&](std::int64_t start, std::int64_t size) {
+      std::string text;
+      if (size <= 0 || start < 0 || static_cast<hsize_t>(start + size) > bytes) return text;
+      text.resize(static_cast<std::size_t>(size));
+      h5::read_rows(m_impl->m_proposal_text.id(), H5T_NATIVE_UINT8, text.data(), text.size(),
+                    static_cast<hsize_t>(start));
+      return text;
+    };
+    for (const auto& row : rows) {
+      records.push_back(schema::from_row(row));
+      records.back().id = static_cast<std::int64_t>(records.size() - 1);
+      records.back().patch = text_of(row.patch_start, row.patch_bytes);
+      records.back().rationale = text_of(row.rationale_start, row.rationale_bytes);
+    }
+    return records;
+  });
 }
 
 void Store::add_last_event(const EventRecord& record) {

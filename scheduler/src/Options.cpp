@@ -128,6 +128,24 @@ const std::vector<OptionDecl>& option_table() {
       {"confirm.max_pairs", "100", false, false, "most candidate/reference pairs one confirmation runs"},
       {"confirm.tries", "2", false, false,
        "candidates confirmed per round at most, best first, until one is confirmed faster"},
+      // Proposers (docs/propose.md): programs that write code changes while the campaign runs.
+      {"propose.command", "", false, false,
+       "a proposer: an argv template (no shell) run when the search needs candidates, with {context} (a JSON file "
+       "flotilla writes: what the last round showed), {out} (an empty folder it fills with NAME.patch and "
+       "NAME.json), {index}, {seed}, {round}; each NAME.patch becomes a candidate built, explored, verified and "
+       "confirmed like a declared one"},
+      {"propose.tree", "", false, false,
+       "the source tree the patches are written against (relative to the working folder); {tree} in commands is a "
+       "private copy of it with the candidate's chain of patches applied; its content is part of the fingerprint"},
+      {"propose.timeout", "10m", false, false, "per proposer run (ms, s, m, h; 0 = none); past it the run is killed"},
+      {"propose.when", "every_round", false, false,
+       "every_round, exhausted (once the declared space is spent) or stall N (after N rounds without a confirmed "
+       "gain)"},
+      {"propose.max_per_round", "4", false, false, "proposals accepted per round at most, over the whole fleet"},
+      {"propose.budget", "16", false, false,
+       "proposals in all (accepted and refused; a run that writes nothing counts as one)"},
+      {"propose.parallel", "1", false, false,
+       "proposer processes at once, each told its index ({index}, 0-based) and seed ({seed}): a fleet"},
       {"search.strategy", "bayes-genetic", false, false,
        "search strategy: bayes-genetic, bayes, bayes-local, random, grid, sobol, genetic, annealing, local, "
        "hyperband, bandit, nsga2, parego, bayes-escape, bayes-climb (docs/search.md); with several objectives the "

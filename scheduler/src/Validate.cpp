@@ -147,6 +147,7 @@ void check_command(Reader& r, const Settings& s, std::string_view key, std::vect
   if (!raw || raw->value.empty()) return;
   for (const auto& p : s.space.parameters()) extra.push_back(p.name);
   if (!s.build_command.empty()) extra.push_back("build_dir");  // every command may use the build
+  if (!s.propose.tree.empty()) extra.push_back("tree");        // and the candidate's source tree
   std::sort(extra.begin(), extra.end());
   extra.erase(std::unique(extra.begin(), extra.end()), extra.end());
   auto dot = key.find('.');
@@ -164,6 +165,7 @@ std::vector<std::pair<std::string, std::string>> read_env(Reader& r, const Setti
                                                           std::vector<std::string> known) {
   for (const auto& p : s.space.parameters()) known.push_back(p.name);
   if (!s.build_command.empty()) known.push_back("build_dir");
+  if (!s.propose.tree.empty()) known.push_back("tree");
   std::sort(known.begin(), known.end());
   const auto dot = key.find('.');
   std::vector<std::pair<std::string, std::string>> env;
@@ -543,6 +545,57 @@ void read_fidelity(Reader& r, Settings& s) {
   }
 }
 
+// [propose] (docs/propose.md): the proposer's command and its rules; the tree it writes patches
+// against, whose content is part of the fingerprint.
+void read_propose(Reader& r, Settings& s) {
+  auto& p = s.propose;
+  if (auto* tree = r.one("propose.tree"); tree && !tree->value.empty()) {
+    p.tree = (s.workdir / tree->value).lexically_normal();
+    if (!std::filesystem::is_directory(p.tree)) bad(*tree, "propose.tree", "is not a folder");
+    try {
+      p.tree_digest = digest_build_inputs(p.tree, {"."});
+    } catch (const std::runtime_error& e) {
+      bad(*tree, "propose.tree", fmt::format("cannot be read: {}", e.what()));
+    }
+  }
+  auto* command = r.one("propose.command");
+  if (!command || command->value.empty()) {
+    for (const char* key : {"propose.timeout", "propose.when", "propose.max_per_round", "propose.budget",
+                            "propose.parallel"})
+      if (auto* raw = r.one(key); raw && raw->where != "default") bad(*raw, key, "needs [propose] command");
+    return;
+  }
+  if (p.tree.empty()) bad(*command, "propose.command", "needs [propose] tree, the source tree patches are written against");
+  try {
+    const std::vector<std::string> known = {"context", "index", "out", "round", "seed"};
+    for (const auto& name : jobs::placeholders(command->value))
+      if (!std::binary_search(known.begin(), known.end(), name))
+        throw jobs::CommandError(fmt::format("unknown placeholder {{{}}} (known: {})", name, fmt::join(known, ", ")));
+    jobs::split_command(command->value);
+  } catch (const jobs::CommandError& e) {
+    throw ConfigError(fmt::format("{}: [propose] command: {}", command->where, e.what()));
+  }
+  p.command = command->value;
+  p.timeout = r.duration("propose.timeout");
+  auto* when = r.one("propose.when");
+  if (when->value == "every_round") {
+    p.when = Settings::Propose::When::every_round;
+  } else if (when->value == "exhausted") {
+    p.when = Settings::Propose::When::exhausted;
+  } else if (when->value.starts_with("stall ")) {
+    p.when = Settings::Propose::When::stall;
+    const auto digits = std::string_view(when->value).substr(6);
+    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), p.stall_rounds);
+    if (ec != std::errc{} || end != digits.data() + digits.size() || p.stall_rounds < 1 || p.stall_rounds > 1000)
+      bad(*when, "propose.when", "is not 'stall N' with N from 1 to 1000");
+  } else {
+    bad(*when, "propose.when", "is not every_round, exhausted or stall N");
+  }
+  p.max_per_round = static_cast<int>(r.integer("propose.max_per_round", 1, 1000));
+  p.budget = static_cast<int>(r.integer("propose.budget", 1, 100'000));
+  p.parallel = static_cast<int>(r.integer("propose.parallel", 1, 64));
+}
+
 Settings validate(RawValues raw, const std::string& display) {
   // Names and commands end up in the results file, reports and JSON: all text is UTF-8 (the
   // file's lines are checked as they are read; these are the command line's).
@@ -607,6 +660,14 @@ Settings validate(RawValues raw, const std::string& display) {
   s.shards = read_shards(r);
   s.evaluate_timeout = r.duration("evaluate.timeout");
   s.gate = read_gate(r);
+  {
+    auto* workdir = r.one("campaign.workdir");
+    s.workdir = std::filesystem::absolute(workdir ? std::filesystem::path(workdir->value) : std::filesystem::current_path())
+                    .lexically_normal();
+    if (!std::filesystem::is_directory(s.workdir))
+      bad(*workdir, "campaign.workdir", "is not a directory");
+  }
+  read_propose(r, s);
   // The build first: its {build_dir} is then known to every other command. A build names no
   // {candidate}, so candidates that differ only in what it does not name share one build.
   check_command(r, s, "build.command", {"build_dir"});
@@ -622,13 +683,6 @@ Settings validate(RawValues raw, const std::string& display) {
   check_command(r, s, "explore.command", {"candidate", "repeat"});
   s.explore_env = read_env(r, s, "explore.env", {"candidate", "repeat"});
   s.evaluate_env = read_env(r, s, "evaluate.env", {"candidate", "shard", "shards"});
-  {
-    auto* workdir = r.one("campaign.workdir");
-    s.workdir = std::filesystem::absolute(workdir ? std::filesystem::path(workdir->value) : std::filesystem::current_path())
-                    .lexically_normal();
-    if (!std::filesystem::is_directory(s.workdir))
-      bad(*workdir, "campaign.workdir", "is not a directory");
-  }
   if (auto* inputs = r.one("build.inputs"); inputs && !inputs->value.empty()) {
     if (s.build_command.empty()) bad(*inputs, "build.inputs", "needs [build] command");
     std::istringstream words(inputs->value);
@@ -806,6 +860,8 @@ std::string Settings::fingerprint() const {
                                            results::objectives_text(objectives), pick.text())) +
          // Only campaigns with a build stage name it, so other campaigns' files still resume.
          (build_command.empty() ? std::string() : fmt::format("build.command = {}\n", build_command)) +
+         (propose.tree.empty() ? std::string()
+                               : fmt::format("propose.tree = {} (content {})\n", propose.tree.string(), propose.tree_digest)) +
          (build_inputs.empty() ? std::string()
                                : fmt::format("build.inputs = {} (content {})\n", fmt::join(build_inputs, " "),
                                              build_inputs_digest)) +

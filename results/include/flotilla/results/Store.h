@@ -139,6 +139,27 @@ struct ConfirmationRecord {
   std::string reason;        // why it failed, when verdict is "failed"; at most 255 bytes
 };
 
+// A code change a proposer wrote (docs/propose.md), or a proposer's run: the proposal journal.
+// An accepted proposal becomes the candidate whose origin is "proposal ID"; a refused one says
+// why; an `answered` row records that proposer `proposer` finished its run for `round` (a resumed
+// campaign never asks that round of it again).
+enum class ProposalStatus : std::int8_t { accepted, refused, answered };
+std::string_view to_string(ProposalStatus status);
+
+struct ProposalRecord {
+  std::int64_t id = 0;       // its row; set by the store
+  std::int32_t round = 0;
+  std::int32_t proposer = 0;  // the proposer's index in the fleet (propose.parallel)
+  std::int64_t parent = -1;   // the candidate whose tree the patch applies to; -1: none
+  std::uint64_t hash = 0;     // content hash (the duplicate key)
+  ProposalStatus status = ProposalStatus::refused;
+  std::string name;           // NAME of NAME.patch; at most 63 bytes
+  std::string reason;         // why it was refused (answered: what the run gave); at most 1023 bytes
+  std::string patch;          // the unified diff, whole
+  std::string rationale;      // from NAME.json, whole
+  double time = 0;
+};
+
 struct EventRecord {
   double time = 0;
   std::string kind;          // at most 31 bytes, e.g. "campaign_started", "rolled_back"
@@ -190,6 +211,10 @@ class Store {
   // key is already recorded.
   bool add_trial(const TrialRecord& record);
   void add_event(const EventRecord& record);
+  // Appends to /proposals (a file written before proposals had none gains it when reopened for
+  // appending); returns the record's id (its row). Grouped like the other records.
+  std::int64_t add_proposal(const ProposalRecord& record);
+  std::vector<ProposalRecord> proposals() const;
   // One event written into the space flotilla keeps in reserve (FLOTILLA_STORE_RESERVE_BYTES):
   // the last word of a run that a nearly full disk stopped (StoreSpaceError). Not in a Group.
   void add_last_event(const EventRecord& record);

@@ -89,6 +89,20 @@ struct Settings {
   // Said once before the campaign runs, not errors (e.g. a build folder the nodes may not share).
   std::vector<std::string> warnings;
 
+  // [propose] (docs/propose.md): a proposer writes code candidates while the campaign runs.
+  struct Propose {
+    std::string command;                    // empty: no proposer
+    std::filesystem::path tree;             // absolute; empty: none ({tree} unknown)
+    std::string tree_digest;                // the tree's content when the settings were loaded
+    std::chrono::milliseconds timeout{600'000};
+    enum class When { every_round, exhausted, stall } when = When::every_round;
+    int stall_rounds = 0;                   // when = stall: rounds without a confirmed gain
+    int max_per_round = 4;
+    int budget = 16;
+    int parallel = 1;
+    bool active() const { return !command.empty(); }
+  } propose;
+
   std::string explore_command;
   int repeats = 3;
   int max_repeats = 6;                   // adaptive repeats stop here (docs/verdicts.md)
