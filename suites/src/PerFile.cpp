@@ -3,7 +3,7 @@
 // and the JSON report between flotilla-per-file and the scheduler (PerFile.h).
 //
 // A checker's output is hostile input: whatever it prints, judging it takes bounded time (the
-// summary is matched in a window at the end, under PCRE2 limits).
+// summary is matched in a window at the end, under PCRE2 limits) and its report entry is bounded.
 #include <flotilla/suites/PerFile.h>
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -47,6 +47,15 @@ std::size_t summary_window_start(std::string_view output) {
   for (std::size_t at = end; at > floor; --at)
     if (output[at - 1] == '\n' && ++lines == kSummaryLines) return at;
   return floor;
+}
+
+// A message cut to kMaxMessageBytes: its start (the reason) and its end (the output's last lines)
+// are kept, and the cut is said. A report entry stays small whatever the checker printed.
+std::string bounded_message(std::string text) {
+  if (text.size() <= kMaxMessageBytes) return text;
+  const std::size_t head = kMaxMessageBytes / 2, tail = kMaxMessageBytes / 2 - 64;  // 64: room for the note
+  const std::string note = fmt::format("\n[flotilla: {} bytes cut]\n", text.size() - head - tail);
+  return text.substr(0, head) + note + text.substr(text.size() - tail);
 }
 
 // A group's text as a number: the whole text must parse ("12", "-3.5", "1e6"), blanks around it allowed.
@@ -190,8 +199,9 @@ bool PassCondition::holds(const Numbers& numbers, int exit_code) const {
   return !std::isnan(result) && result != 0;  // a comparison with a missing (NaN) group is false
 }
 
-TestResult judge_file(std::string name, const FileRun& run, const SummaryPattern* summary,
-                      const PassCondition* pass_when) {
+namespace {
+
+TestResult judge(std::string name, const FileRun& run, const SummaryPattern* summary, const PassCondition* pass_when) {
   TestResult t{.name = std::move(name), .outcome = TestOutcome::pass, .seconds = run.seconds};
   const auto fail = [&](TestOutcome outcome, std::string why) {
     t.outcome = outcome;
@@ -221,6 +231,15 @@ TestResult judge_file(std::string name, const FileRun& run, const SummaryPattern
                         : fmt::format("{}: {}", exit_text, match->text);
   const std::string before = tail_lines(std::string_view(run.output).substr(0, run.output.rfind(match->text)), 1);
   if (!before.empty()) t.message += "\n" + before;
+  return t;
+}
+
+}  // namespace
+
+TestResult judge_file(std::string name, const FileRun& run, const SummaryPattern* summary,
+                      const PassCondition* pass_when) {
+  TestResult t = judge(std::move(name), run, summary, pass_when);
+  t.message = bounded_message(std::move(t.message));
   return t;
 }
 

@@ -259,3 +259,15 @@ TEST(PerFileSummary, CatastrophicBacktrackingHitsTheLimitAndSaysSo) {
             std::string("c.test: summary pattern '") + pattern +
                 "' gave up: match limit exceeded (at most 1000000 steps, depth 10000)");
 }
+
+// A checker that printed one 1 MiB line gave a 1 MiB message per file (a 201 MB shard report):
+// the message keeps its reason and the output's end, within 4 KiB.
+TEST(PerFileJudge, MessagesAreBounded) {
+  const std::string line = "start" + std::string(1 << 20, 'x') + "end";
+  const auto t = judge_file("d.test", {.exit_code = 1, .output = line + "\n"}, nullptr, nullptr);
+  EXPECT_EQ(t.outcome, TestOutcome::fail);
+  EXPECT_LE(t.message.size(), 4096u);
+  EXPECT_EQ(t.message.rfind("exit code 1\nstartxxx", 0), 0u);
+  EXPECT_NE(t.message.find("[flotilla: 1044564 bytes cut]"), std::string::npos);
+  EXPECT_EQ(t.message.substr(t.message.size() - 6), "xxxend");
+}

@@ -15,6 +15,7 @@
 //    not a number is `error`, and so is a match that hits PCRE2's match or depth limit; the groups
 //    become the test's numbers; then pass_when decides when given (the exit code is ignored: a
 //    checker whose exit code is its error count wraps modulo 256), the exit code otherwise.
+// A test's message is at most kMaxMessageBytes.
 // Not thread-safe: a PassCondition evaluates through one muparser instance.
 #pragma once
 
@@ -34,13 +35,17 @@ namespace flotilla::suites {
 
 using Numbers = std::vector<std::pair<std::string, double>>;
 
-// Bounds on what one checker's output costs, whatever it prints (docs/tests.md): the summary is
-// looked for in its last kSummaryLines lines and no more than kSummaryBytes, and one match
-// attempt may take kMatchLimit steps of PCRE2 and backtrack kDepthLimit deep.
+// Bounds on what one checker's output costs, whatever it prints (docs/tests.md): flotilla-per-file
+// keeps the last kKeptOutputBytes of it (the verdict is at the end), the summary is looked for in
+// the last kSummaryLines lines of that and no more than kSummaryBytes, one match attempt may take
+// kMatchLimit steps of PCRE2 and backtrack kDepthLimit deep, and the report holds at most
+// kMaxMessageBytes of message per file.
+inline constexpr std::size_t kKeptOutputBytes = std::size_t{1} << 20;
 inline constexpr std::size_t kSummaryLines = 64;
 inline constexpr std::size_t kSummaryBytes = std::size_t{64} << 10;
 inline constexpr std::uint32_t kMatchLimit = 1'000'000;
 inline constexpr std::uint32_t kDepthLimit = 10'000;
+inline constexpr std::size_t kMaxMessageBytes = std::size_t{4} << 10;
 
 // A bad summary pattern or pass_when expression; the message names the setting and the place.
 class PatternError : public std::runtime_error {
