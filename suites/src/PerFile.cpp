@@ -265,7 +265,7 @@ std::vector<TestResult> parse_per_file_report(std::string_view text, std::string
   nlohmann::ordered_json doc;  // ordered: the numbers keep the pattern's order
   try {
     doc = nlohmann::ordered_json::parse(text);
-  } catch (const nlohmann::ordered_json::parse_error& e) {
+  } catch (const nlohmann::ordered_json::exception& e) {  // parse_error, and out_of_range for a number beyond a double
     throw ReportError(fmt::format("{}: not JSON: {}", source, e.what()));
   }
   if (!doc.is_object() || !doc.contains("per_file") || !doc["per_file"].is_array())

@@ -271,3 +271,13 @@ TEST(PerFileJudge, MessagesAreBounded) {
   EXPECT_NE(t.message.find("[flotilla: 1044564 bytes cut]"), std::string::npos);
   EXPECT_EQ(t.message.substr(t.message.size() - 6), "xxxend");
 }
+
+// fuzz_reports found it: a number beyond a double is nlohmann's out_of_range, not a
+// parse_error, and escaped parse_per_file_report. It is a ReportError naming the file.
+TEST(PerFileReport, ANumberBeyondADoubleIsAReportError) {
+  EXPECT_EQ(error_of<ReportError>([] {
+              parse_per_file_report(R"({"per_file": [{"name": "a", "outcome": "pass", "seconds": 2E9126725}]})",
+                                    "r.json");
+            }),
+            "r.json: not JSON: [json.exception.out_of_range.406] number overflow parsing '2E9126725'");
+}
