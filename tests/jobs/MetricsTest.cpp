@@ -38,6 +38,11 @@ TEST(MetricLine, JsonForm) {
   EXPECT_EQ(parsed_metrics(R"({"metrics": {"time_s": 0.0123, "gflops": 12.5}})"),
             (MetricList{{"time_s", 0.0123}, {"gflops", 12.5}}));  // printed order, not sorted
   EXPECT_EQ(parsed_metrics(R"(  {"run": 3, "metrics": {"n": 7}})"), (MetricList{{"n", 7}}));
+  // A repeated name keeps its first place and takes the last value; a "metrics" deeper down is
+  // someone else's; of a repeated top-level "metrics", the last is the document's.
+  EXPECT_EQ(parsed_metrics(R"({"metrics": {"b": 1, "a": 2, "b": 3}, "log": {"metrics": {"z": 1}}})"),
+            (MetricList{{"b", 3}, {"a", 2}}));
+  EXPECT_EQ(parsed_metrics(R"({"metrics": {"x": 1}, "metrics": {"z": 2, "y": 3}})"), (MetricList{{"z", 2}, {"y", 3}}));
 }
 
 TEST(MetricLine, OrdinaryOutput) {
