@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
@@ -35,15 +36,53 @@ Fd open_output(const std::filesystem::path& path, bool append) {
   return Fd(fd);
 }
 
-// Reads what is there into `text` (up to `limit`, the rest read and dropped); false at end of file.
-bool drain(Fd& fd, std::string& text, std::size_t limit, bool& cut) {
+// What is kept of one captured stream: its first `limit` bytes, or with `tail` its last ones.
+// The tail is held in at most twice `limit` bytes: the front is dropped in one move only when
+// the text reaches that, so each byte is moved at most once however much the child writes.
+class Capture {
+ public:
+  Capture(std::string& text, std::size_t limit, bool tail) : m_text(text), m_limit(limit), m_tail(tail) {}
+
+  void add(const char* data, std::size_t n) {
+    if (!m_tail) {
+      const std::size_t room = m_text.size() < m_limit ? m_limit - m_text.size() : 0;
+      m_text.append(data, std::min(room, n));
+      m_dropped += n - std::min(room, n);
+      return;
+    }
+    m_text.append(data, n);
+    if (m_text.size() > 2 * m_limit) drop_front(m_text.size() - m_limit);
+  }
+
+  // Says what was dropped, where it was: at the end of a head, before a tail.
+  void finish() {
+    if (m_tail && m_text.size() > m_limit) drop_front(m_text.size() - m_limit);
+    if (m_dropped == 0) return;
+    if (!m_tail)
+      m_text += "\n[flotilla: output cut at " + std::to_string(m_limit) + " bytes]\n";
+    else
+      m_text.insert(0, "[flotilla: output cut: the first " + std::to_string(m_dropped) + " bytes dropped, the last " +
+                           std::to_string(m_text.size()) + " kept]\n");
+  }
+
+ private:
+  void drop_front(std::size_t n) {
+    m_text.erase(0, n);
+    m_dropped += n;
+  }
+  std::string& m_text;
+  std::size_t m_limit;
+  bool m_tail;
+  std::size_t m_dropped = 0;
+};
+
+// Reads what is there into `capture`; false at end of file.
+bool drain(Fd& fd, Capture& capture) {
   std::array<char, 65536> buffer;
   for (;;) {
     const ssize_t n = ::read(fd.get(), buffer.data(), buffer.size());
     if (n > 0) {
-      const std::size_t room = text.size() < limit ? limit - text.size() : 0;
-      text.append(buffer.data(), std::min(room, static_cast<std::size_t>(n)));
-      cut = cut || static_cast<std::size_t>(n) > room;
+      capture.add(buffer.data(), static_cast<std::size_t>(n));
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
@@ -106,7 +145,8 @@ SubprocessResult run_subprocess(const SubprocessSpec& s) {
   result.pid = std::get<pid_t>(started);
   const auto deadline = Clock::now() + s.timeout;
   std::size_t written = 0;
-  bool out_cut = false, err_cut = false;
+  Capture out_capture(result.out, s.capture_limit, s.capture_tail);
+  Capture err_capture(result.err, s.capture_limit, s.capture_tail);
   for (Fd* fd : {&in.write, &out.read, &err.read})
     if (*fd) set_nonblocking(*fd);
   if (in.write && s.input.empty()) in.write.reset();
@@ -126,8 +166,8 @@ SubprocessResult run_subprocess(const SubprocessSpec& s) {
       wait_ms = static_cast<int>(std::min<long long>(left, 1000));
     }
     if (::poll(fds.data(), n, wait_ms) < 0 && errno != EINTR) break;
-    if (out.read && !drain(out.read, result.out, s.capture_limit, out_cut)) out.read.reset();
-    if (err.read && !drain(err.read, result.err, s.capture_limit, err_cut)) err.read.reset();
+    if (out.read && !drain(out.read, out_capture)) out.read.reset();
+    if (err.read && !drain(err.read, err_capture)) err.read.reset();
     if (in.write) {
       const ssize_t w = ::write(in.write.get(), s.input.data() + written, s.input.size() - written);
       if (w > 0) written += static_cast<std::size_t>(w);
@@ -145,8 +185,8 @@ SubprocessResult run_subprocess(const SubprocessSpec& s) {
   const int status = wait_blocking(result.pid);
   result.wait_status = status;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-  if (out_cut) result.out += "\n[flotilla: output cut at " + std::to_string(s.capture_limit) + " bytes]\n";
-  if (err_cut) result.err += "\n[flotilla: output cut at " + std::to_string(s.capture_limit) + " bytes]\n";
+  out_capture.finish();
+  err_capture.finish();
   return result;
 }
 

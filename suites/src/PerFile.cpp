@@ -1,6 +1,9 @@
 // PerFile.cpp — the per-file checker protocol: summary patterns (PCRE2, for its named groups,
 // which std::regex lacks), pass_when (muparser, as space constraints), the verdict on one file,
 // and the JSON report between flotilla-per-file and the scheduler (PerFile.h).
+//
+// A checker's output is hostile input: whatever it prints, judging it takes bounded time (the
+// summary is matched in a window at the end, under PCRE2 limits) and its report entry is bounded.
 #include <flotilla/suites/PerFile.h>
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -15,6 +18,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <new>
 #include <nlohmann/json.hpp>
 
 namespace flotilla::suites {
@@ -34,6 +38,28 @@ std::string tail_lines(std::string_view text, std::size_t lines) {
   return std::string(text.substr(begin));
 }
 
+// Where the summary is looked for: the start of the output's last kSummaryLines lines (a final
+// newline ends the last line and starts none), and no earlier than kSummaryBytes before its end.
+// Progress lines before that are never matched: 40,000 of them took 42 s to match (issue 32).
+std::size_t summary_window_start(std::string_view output) {
+  const std::size_t floor = output.size() > kSummaryBytes ? output.size() - kSummaryBytes : 0;
+  std::size_t end = output.size();
+  if (end > floor && output[end - 1] == '\n') --end;
+  std::size_t lines = 0;
+  for (std::size_t at = end; at > floor; --at)
+    if (output[at - 1] == '\n' && ++lines == kSummaryLines) return at;
+  return floor;
+}
+
+// A message cut to kMaxMessageBytes: its start (the reason) and its end (the output's last lines)
+// are kept, and the cut is said. A report entry stays small whatever the checker printed.
+std::string bounded_message(std::string text) {
+  if (text.size() <= kMaxMessageBytes) return text;
+  const std::size_t head = kMaxMessageBytes / 2, tail = kMaxMessageBytes / 2 - 64;  // 64: room for the note
+  const std::string note = fmt::format("\n[flotilla: {} bytes cut]\n", text.size() - head - tail);
+  return text.substr(0, head) + note + text.substr(text.size() - tail);
+}
+
 // A group's text as a number: the whole text must parse ("12", "-3.5", "1e6"), blanks around it allowed.
 std::optional<double> to_number(std::string_view text) {
   const std::string copy(text);
@@ -51,7 +77,11 @@ std::optional<double> to_number(std::string_view text) {
 
 struct SummaryPattern::Compiled {
   pcre2_code* code = nullptr;
-  ~Compiled() { pcre2_code_free(code); }
+  pcre2_match_context* context = nullptr;  // kMatchLimit and kDepthLimit
+  ~Compiled() {
+    pcre2_match_context_free(context);
+    pcre2_code_free(code);
+  }
   std::vector<std::uint32_t> groups;  // the group number of each name
 };
 
@@ -67,6 +97,12 @@ SummaryPattern::SummaryPattern(std::string_view pattern)
     throw PatternError(fmt::format("evaluate.summary: '{}': {} at offset {}", pattern,
                                    reinterpret_cast<const char*>(message), offset));
   }
+  // PCRE2's own defaults (10,000,000 steps) let one backtracking pattern run for seconds on each
+  // attempt; a summary line needs far fewer.
+  m_compiled->context = pcre2_match_context_create(nullptr);
+  if (!m_compiled->context) throw std::bad_alloc();
+  pcre2_set_match_limit(m_compiled->context, kMatchLimit);
+  pcre2_set_depth_limit(m_compiled->context, kDepthLimit);
   std::uint32_t count = 0, entry_size = 0;
   PCRE2_SPTR table = nullptr;
   pcre2_pattern_info(m_compiled->code, PCRE2_INFO_NAMECOUNT, &count);
@@ -100,14 +136,16 @@ std::optional<SummaryPattern::Match> SummaryPattern::last_match(std::string_view
       pcre2_match_data_create_from_pattern(m_compiled->code, nullptr), &pcre2_match_data_free);
   const auto subject = reinterpret_cast<PCRE2_SPTR>(output.data());
   std::optional<Match> last;
-  for (PCRE2_SIZE start = 0; start <= output.size();) {
-    const int rc = pcre2_match(m_compiled->code, subject, output.size(), start, 0, data.get(), nullptr);
+  // The whole output is the subject, so that ^ and lookbehinds see what precedes the window;
+  // matching starts at the window.
+  for (PCRE2_SIZE start = summary_window_start(output); start <= output.size();) {
+    const int rc = pcre2_match(m_compiled->code, subject, output.size(), start, 0, data.get(), m_compiled->context);
     if (rc == PCRE2_ERROR_NOMATCH) break;
-    if (rc < 0) {  // a resource limit: say so rather than pretend there was no summary
+    if (rc < 0) {  // a limit: say so, naming the pattern, rather than pretend there was no summary
       PCRE2_UCHAR message[256];
       pcre2_get_error_message(rc, message, sizeof message);
-      return Match{.error =
-                       fmt::format("evaluate.summary: matching failed: {}", reinterpret_cast<const char*>(message))};
+      return Match{.error = fmt::format("summary pattern '{}' gave up: {} (at most {} steps, depth {})", m_pattern,
+                                        reinterpret_cast<const char*>(message), kMatchLimit, kDepthLimit)};
     }
     const PCRE2_SIZE* ovector = pcre2_get_ovector_pointer(data.get());
     Match match{.text = std::string(output.substr(ovector[0], ovector[1] - ovector[0]))};
@@ -167,8 +205,9 @@ bool PassCondition::holds(const Numbers& numbers, int exit_code) const {
   return std::isfinite(result) && result != 0;
 }
 
-TestResult judge_file(std::string name, const FileRun& run, const SummaryPattern* summary,
-                      const PassCondition* pass_when) {
+namespace {
+
+TestResult judge(std::string name, const FileRun& run, const SummaryPattern* summary, const PassCondition* pass_when) {
   TestResult t{.name = std::move(name), .outcome = TestOutcome::pass, .seconds = run.seconds};
   const auto fail = [&](TestOutcome outcome, std::string why) {
     t.outcome = outcome;
@@ -201,6 +240,15 @@ TestResult judge_file(std::string name, const FileRun& run, const SummaryPattern
   return t;
 }
 
+}  // namespace
+
+TestResult judge_file(std::string name, const FileRun& run, const SummaryPattern* summary,
+                      const PassCondition* pass_when) {
+  TestResult t = judge(std::move(name), run, summary, pass_when);
+  t.message = bounded_message(std::move(t.message));
+  return t;
+}
+
 std::string write_per_file_report(const std::vector<TestResult>& tests) {
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const auto& t : tests) {
@@ -223,7 +271,7 @@ std::vector<TestResult> parse_per_file_report(std::string_view text, std::string
   nlohmann::ordered_json doc;  // ordered: the numbers keep the pattern's order
   try {
     doc = nlohmann::ordered_json::parse(text);
-  } catch (const nlohmann::ordered_json::parse_error& e) {
+  } catch (const nlohmann::ordered_json::exception& e) {  // parse_error, and out_of_range for a number beyond a double
     throw ReportError(fmt::format("{}: not JSON: {}", source, e.what()));
   }
   if (!doc.is_object() || !doc.contains("per_file") || !doc["per_file"].is_array())

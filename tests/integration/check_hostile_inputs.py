@@ -17,7 +17,10 @@ usage: check_hostile_inputs.py FLOTILLA WORK
     refused at once;
   - a task's setsid child outlives a SIGKILLed `flotilla run`; the next run of the campaign
     kills it and says so;
-  - `flotilla cancel` stops a live local run: exit 4, nothing resubmitted, the stop request gone.
+  - `flotilla cancel` stops a live local run: exit 4, nothing resubmitted, the stop request gone;
+  - a task printing 100,000 distinct metric names (issue 32: 18.8 s to parse, and `results
+    export` took 6 minutes) fails its trial at the 10,000-name cap, naming it, and the export
+    of the file has at most 10,000 metric columns (a 60 s limit guards against a hang).
 """
 import hashlib
 import signal
@@ -208,4 +211,16 @@ _, err = run.communicate(timeout=60)
 check(run.returncode == 4 and "cancelled by `flotilla cancel`" in err, f"cancel: exit {run.returncode} {err}")
 check(not os.path.exists(h5 + ".stop"), "the stop request was left")
 flotilla("run", path, "--no-live", expect=0)
+# 10. 100,000 distinct metric names (x = 2): that trial fails at the cap, the others are explored.
+names = "sh -c 'if [ $0 = 2 ]; then seq -f \"flotilla-metric: m%g=1\" 100000; fi; echo flotilla-metric: score=$0' {x}"
+path, h5 = ini("many_names", names)
+flotilla("run", path, "--no-live", expect=0, timeout=120)
+s = summary(h5)
+check(s["progress"]["explore_failed"] == 1 and s["progress"]["explored"] == 3, f"many names: {s['progress']}")
+check(any("'m10001': a trial may report at most 10000 distinct metric names" in r for r in s["failures_by_reason"]),
+      f"many names: the reason names the cap: {s['failures_by_reason']}")
+exported = flotilla("results", "export", h5, "--table", "trials", "--format", "json", expect=0, timeout=60).stdout
+columns = [c for c in json.loads(exported)["columns"] if c.startswith("metric.")]
+# m1 .. m10000 of the failed trial, and the others' score.
+check(len(columns) == 10001 and "metric.score" in columns, f"many names: {len(columns)} metric columns exported")
 print("ok")

@@ -38,6 +38,11 @@ TEST(MetricLine, JsonForm) {
   EXPECT_EQ(parsed_metrics(R"({"metrics": {"time_s": 0.0123, "gflops": 12.5}})"),
             (MetricList{{"time_s", 0.0123}, {"gflops", 12.5}}));  // printed order, not sorted
   EXPECT_EQ(parsed_metrics(R"(  {"run": 3, "metrics": {"n": 7}})"), (MetricList{{"n", 7}}));
+  // A repeated name keeps its first place and takes the last value; a "metrics" deeper down is
+  // someone else's; of a repeated top-level "metrics", the last is the document's.
+  EXPECT_EQ(parsed_metrics(R"({"metrics": {"b": 1, "a": 2, "b": 3}, "log": {"metrics": {"z": 1}}})"),
+            (MetricList{{"b", 3}, {"a", 2}}));
+  EXPECT_EQ(parsed_metrics(R"({"metrics": {"x": 1}, "metrics": {"z": 2, "y": 3}})"), (MetricList{{"z", 2}, {"y", 3}}));
 }
 
 TEST(MetricLine, OrdinaryOutput) {
@@ -149,6 +154,40 @@ TEST(MetricLine, HostileJsonNeverThrows) {
   EXPECT_EQ(parse_error("flotilla-metric: " + long_name + "=1"),
             "'" + long_name + "=1': metric name is longer than 63 bytes");
   EXPECT_EQ(parsed_metrics("flotilla-metric: " + long_name.substr(1) + "=1").size(), 1u);
+}
+
+}  // namespace
+}  // namespace flotilla::jobs
+
+namespace flotilla::jobs {
+namespace {
+
+// Issue 32: a task printing a new metric name per line (100,000 of them) took 19 s to parse, and
+// every name was stored. Past 10,000 distinct names the trial fails with the first name too many;
+// names already seen still take new values, and the metrics kept are the first 10,000 in order.
+TEST(MetricCollector, DistinctNamesAreCappedWithAReason) {
+  MetricCollector collector;
+  std::string output;
+  for (int i = 0; i <= 10'000; ++i) output += "flotilla-metric: m" + std::to_string(i) + "=" + std::to_string(i) + "\n";
+  output += "flotilla-metric: m0=-1 extra=2\n";
+  collector.feed(output);
+  collector.finish();
+  EXPECT_EQ(collector.error(), "output line 10001: 'm10000': a trial may report at most 10000 distinct metric names");
+  ASSERT_EQ(collector.metrics().size(), 10'000u);
+  EXPECT_EQ(collector.metrics().front(), (std::pair<std::string, double>{"m0", -1}));
+  EXPECT_EQ(collector.metrics().back(), (std::pair<std::string, double>{"m9999", 9999}));
+}
+
+// The same cap when the names come many to a line, in either form (each line under 64 KiB).
+TEST(MetricCollector, TheCapCountsNamesWithinALine) {
+  std::string key_value = "flotilla-metric:", json = R"({"metrics": {)";
+  for (int i = 0; i < 6'000; ++i) key_value += " n" + std::to_string(i) + "=1";
+  for (int i = 0; i < 4'002; ++i) json += (i ? ",\"j" : "\"j") + std::to_string(i) + "\":1";
+  MetricCollector collector;
+  collector.feed(key_value + "\n" + json + "}}\n");
+  EXPECT_EQ(collector.error(), "output line 2: 'j4000': a trial may report at most 10000 distinct metric names");
+  ASSERT_EQ(collector.metrics().size(), 10'000u);
+  EXPECT_EQ(collector.metrics().back().first, "j3999");
 }
 
 }  // namespace

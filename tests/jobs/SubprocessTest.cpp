@@ -125,6 +125,19 @@ TEST(Subprocess, TheCaptureIsBoundedAndSaysSo) {
   EXPECT_NE(r.out.find("[flotilla: output cut at 1000 bytes]"), std::string::npos);
 }
 
+// For output whose verdict is at its end (a checker's summary line): the last bytes are kept,
+// and the note before them says how much was dropped.
+TEST(Subprocess, TheTailCanBeKeptInstead) {
+  const auto r = run_subprocess({.argv = {"sh", "-c", "head -c 300000 /dev/zero; echo; echo last line"},
+                                 .capture_limit = 1000,
+                                 .capture_tail = true});
+  ASSERT_TRUE(r.ok());
+  const std::string note = "[flotilla: output cut: the first 299011 bytes dropped, the last 1000 kept]\n";
+  ASSERT_EQ(r.out.size(), note.size() + 1000);
+  EXPECT_EQ(r.out.substr(0, note.size()), note);
+  EXPECT_EQ(r.out.substr(note.size()), std::string(989, '\0') + "\nlast line\n");
+}
+
 TEST(Subprocess, EnvironmentAndWorkdir) {
   const auto dir = scratch("wd");
   std::filesystem::create_directories(dir);

@@ -228,3 +228,71 @@ TEST(SuiteProtocols, DiscoveryAndRerunsAreTheProtocolsToSay) {
   EXPECT_EQ(suite_protocol(SuiteKind::pytest).discovery.report_name("t/test_a.py::C::f[1]"), "t.test_a.C.f[1]");
   EXPECT_EQ(suite_protocol(SuiteKind::per_file).discovery.parse, nullptr);
 }
+
+// Hostile checker output (issue 32). A checker printing 40,000 progress lines made the summary
+// match take 42 s: the summary is now looked for in the output's last 64 lines only. A pattern
+// that finds the last summary with a lookahead over the rest of the output is quadratic in it
+// (4.4 s for 10,000 lines with the old code), and linear in the window now.
+TEST(PerFileSummary, OnlyTheLastSixtyFourLinesAreSearched) {
+  std::string progress;
+  for (int i = 0; i < 40'000; ++i)
+    progress += "7 errors out of " + std::to_string(i) + " tests in a.test - 0 skipped (so far)\n";
+  progress += "0 errors out of 40000 tests in a.test - 3 skipped.\n";
+  for (const char* pattern : {kSqllogic, R"((?<errors>\d+) errors out of (?<tests>\d+)(?![\s\S]*errors out of))"}) {
+    const auto match = SummaryPattern(pattern).last_match(progress);
+    ASSERT_TRUE(match) << pattern;
+    EXPECT_EQ(match->numbers[0], (std::pair<std::string, double>{"errors", 0})) << pattern;
+    EXPECT_EQ(match->numbers[1], (std::pair<std::string, double>{"tests", 40000})) << pattern;
+  }
+  const SummaryPattern summary(kSqllogic);
+  // A summary with 63 lines after it is seen; one with 64 is not, however early it came.
+  std::string after;
+  for (int i = 0; i < 63; ++i) after += "trailing line " + std::to_string(i) + "\n";
+  const std::string summary_line = "2 errors out of 5 tests in b.test - 0 skipped.\n";
+  ASSERT_TRUE(summary.last_match(summary_line + after));
+  EXPECT_EQ(summary.last_match(summary_line + after)->numbers[0].second, 2);
+  EXPECT_FALSE(summary.last_match(summary_line + after + "one line too many\n"));
+  // ^ at the window's start is a line start only where one begins: the window starts after a
+  // newline here, and mid-line where 64 KiB of one line cut it.
+  const SummaryPattern anchored(R"(^(?<errors>\d+) errors$)");
+  EXPECT_EQ(anchored.last_match("x\n5 errors\n")->numbers[0].second, 5);
+  EXPECT_FALSE(anchored.last_match(std::string(70'000, '1') + " errors\n"));
+}
+
+// A pattern that backtracks without end on one line stops at PCRE2's match limit, and the
+// verdict says which pattern gave up instead of "no summary line".
+TEST(PerFileSummary, CatastrophicBacktrackingHitsTheLimitAndSaysSo) {
+  const char* pattern = R"(^(?<n>(?:\d+)+)$)";
+  const SummaryPattern summary(pattern);
+  const auto match = summary.last_match("ok\n" + std::string(40, '1') + "y\n");
+  ASSERT_TRUE(match);
+  EXPECT_EQ(match->error, std::string("summary pattern '") + pattern +
+                              "' gave up: match limit exceeded (at most 1000000 steps, depth 10000)");
+  const auto t = judge_file("c.test", {.exit_code = 0, .output = std::string(40, '1') + "y\n"}, &summary, nullptr);
+  EXPECT_EQ(t.outcome, TestOutcome::error);
+  EXPECT_EQ(t.message.substr(0, t.message.find('\n')),
+            std::string("c.test: summary pattern '") + pattern +
+                "' gave up: match limit exceeded (at most 1000000 steps, depth 10000)");
+}
+
+// A checker that printed one 1 MiB line gave a 1 MiB message per file (a 201 MB shard report):
+// the message keeps its reason and the output's end, within 4 KiB.
+TEST(PerFileJudge, MessagesAreBounded) {
+  const std::string line = "start" + std::string(1 << 20, 'x') + "end";
+  const auto t = judge_file("d.test", {.exit_code = 1, .output = line + "\n"}, nullptr, nullptr);
+  EXPECT_EQ(t.outcome, TestOutcome::fail);
+  EXPECT_LE(t.message.size(), 4096u);
+  EXPECT_EQ(t.message.rfind("exit code 1\nstartxxx", 0), 0u);
+  EXPECT_NE(t.message.find("[flotilla: 1044564 bytes cut]"), std::string::npos);
+  EXPECT_EQ(t.message.substr(t.message.size() - 6), "xxxend");
+}
+
+// fuzz_reports found it: a number beyond a double is nlohmann's out_of_range, not a
+// parse_error, and escaped parse_per_file_report. It is a ReportError naming the file.
+TEST(PerFileReport, ANumberBeyondADoubleIsAReportError) {
+  EXPECT_EQ(error_of<ReportError>([] {
+              parse_per_file_report(R"({"per_file": [{"name": "a", "outcome": "pass", "seconds": 2E9126725}]})",
+                                    "r.json");
+            }),
+            "r.json: not JSON: [json.exception.out_of_range.406] number overflow parsing '2E9126725'");
+}

@@ -3,7 +3,9 @@
 // Runs the checker once per file of the shard's list, up to --parallel at a time, each through
 // jobs' process runner (an argv, no shell, a process group of its own, --timeout per file kills
 // that group), judges each run (suites/PerFile.h: exit code, or summary pattern and pass_when)
-// and writes one JSON report with every file's outcome, duration, message and numbers.
+// and writes one JSON report with every file's outcome, duration, message and numbers. Of each
+// checker's output only the last suites::kKeptOutputBytes are kept (its verdict is at the end),
+// so memory and the report stay bounded whatever a checker prints.
 //
 //   flotilla-per-file --files LIST --report FILE [--relative-to DIR] [--parallel N] [--timeout MS]
 //                     [--summary REGEX] [--pass-when EXPR] [--tmp DIR] -- CHECKER ARG...
@@ -203,8 +205,12 @@ suites::FileRun run_checker(const Options& o, const std::string& file) {
   }
   using Output = flotilla::jobs::SubprocessSpec::Output;
   const auto start = std::chrono::steady_clock::now();
-  auto r = flotilla::jobs::run_subprocess(
-      {.argv = std::move(argv), .timeout = o.timeout, .stdout_to = Output::capture, .stderr_to = Output::to_stdout});
+  auto r = flotilla::jobs::run_subprocess({.argv = std::move(argv),
+                                           .timeout = o.timeout,
+                                           .stdout_to = Output::capture,
+                                           .stderr_to = Output::to_stdout,
+                                           .capture_limit = suites::kKeptOutputBytes,
+                                           .capture_tail = true});
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!tmpdir.empty()) remove_temporary_folder(tmpdir);
   suites::FileRun run{.exit_code = r.exit_code,

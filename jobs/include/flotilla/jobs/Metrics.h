@@ -8,9 +8,12 @@
 // JSON form: a line whose first non-blank character is '{', that parses as a JSON object and has a
 // "metrics" member that is an object of numbers. Other JSON lines are ordinary output.
 // A recognised metric line with a bad name, an unparsable value or a non-finite value (nan, inf)
-// is a protocol error: the trial fails with that reason. All functions here are pure.
+// is a protocol error: the trial fails with that reason. So is a name past the
+// MetricCollector::kMaxNames distinct names a trial may report. All functions here are pure.
 #pragma once
 
+#include <cstddef>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,9 +33,14 @@ using MetricLineParse = std::variant<NotAMetricLine, MetricList, MetricLineError
 MetricLineParse parse_metric_line(std::string_view line);
 
 // Collects metrics from a stream of output chunks split anywhere, line by line, without keeping
-// the whole output. Lines longer than 64 KiB are not metric lines.
+// the whole output. Lines longer than 64 KiB are not metric lines. At most kMaxNames distinct
+// names are kept: a new name past them is a protocol error (the trial fails), so a task that
+// prints a name per step or per element costs bounded time and memory, here and in the results
+// file, instead of a slow campaign that stores a million metrics per trial.
 class MetricCollector {
  public:
+  static constexpr std::size_t kMaxNames = 10'000;
+
   void feed(std::string_view chunk);
   void finish();                                   // a last line without '\n' counts too
   const MetricList& metrics() const { return m_metrics; }
@@ -45,6 +53,7 @@ class MetricCollector {
   bool m_overlong = false;
   std::size_t m_line_number = 0;
   MetricList m_metrics;
+  std::map<std::string, std::size_t, std::less<>> m_index;  // name -> its place in m_metrics
   std::optional<std::string> m_error;
 };
 

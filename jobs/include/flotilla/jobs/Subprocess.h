@@ -5,7 +5,8 @@
 // Rules, the same for every child:
 //  - an argv, never a shell; argv[0] found on `path_prepend` then PATH, by the rule tasks use;
 //  - stdin is `input` (or /dev/null); stdout and stderr are captured (up to capture_limit bytes
-//    each, the rest dropped and said so), written to a file, dropped, or the caller's own;
+//    each: the first ones, or with capture_tail the last ones; the rest dropped and said so),
+//    written to a file, dropped, or the caller's own;
 //  - the child leads a process group of its own (or, with new_session, a session), and a
 //    timeout kills that whole group: a helper that hangs (squeue on a wedged slurmctld) is an
 //    error after `timeout`, never a hung scheduler; timeout 0 means none, for work whose own
@@ -34,6 +35,9 @@ struct SubprocessSpec {
   Output stderr_to = Output::capture;
   std::filesystem::path stdout_file, stderr_file;
   std::size_t capture_limit = 64 << 20;
+  // Keep the last capture_limit bytes, not the first: for output whose verdict comes at its end
+  // (a checker's summary line), held in at most twice the limit.
+  bool capture_tail = false;
   bool outlives_us = false;   // no PR_SET_PDEATHSIG, and a session of its own
   std::vector<std::filesystem::path> path_prepend;
 };

@@ -10,15 +10,19 @@
 // Rules of judge_file, in order:
 //  - a run that timed out is `timeout`; one killed by a signal is `error`;
 //  - without a summary pattern, exit code 0 is `pass`, any other `fail`;
-//  - with one, the pattern's last match in the output decides: no match is `error` ("no summary
-//    line"), a named group whose text is not a number is `error`; the groups become the test's
-//    numbers; then pass_when decides when given (the exit code is ignored: a checker whose exit
-//    code is its error count wraps modulo 256), the exit code otherwise.
+//  - with one, the pattern's last match in the output's last kSummaryLines lines (at most
+//    kSummaryBytes) decides: no match is `error` ("no summary line"), a named group whose text is
+//    not a number is `error`, and so is a match that hits PCRE2's match or depth limit; the groups
+//    become the test's numbers; then pass_when decides when given (the exit code is ignored: a
+//    checker whose exit code is its error count wraps modulo 256), the exit code otherwise.
+// A test's message is at most kMaxMessageBytes.
 // Not thread-safe: a PassCondition evaluates through one muparser instance.
 #pragma once
 
 #include <flotilla/suites/Reports.h>
 
+#include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -30,6 +34,18 @@
 namespace flotilla::suites {
 
 using Numbers = std::vector<std::pair<std::string, double>>;
+
+// Bounds on what one checker's output costs, whatever it prints (docs/tests.md): flotilla-per-file
+// keeps the last kKeptOutputBytes of it (the verdict is at the end), the summary is looked for in
+// the last kSummaryLines lines of that and no more than kSummaryBytes, one match attempt may take
+// kMatchLimit steps of PCRE2 and backtrack kDepthLimit deep, and the report holds at most
+// kMaxMessageBytes of message per file.
+inline constexpr std::size_t kKeptOutputBytes = std::size_t{1} << 20;
+inline constexpr std::size_t kSummaryLines = 64;
+inline constexpr std::size_t kSummaryBytes = std::size_t{64} << 10;
+inline constexpr std::uint32_t kMatchLimit = 1'000'000;
+inline constexpr std::uint32_t kDepthLimit = 10'000;
+inline constexpr std::size_t kMaxMessageBytes = std::size_t{4} << 10;
 
 // A bad summary pattern or pass_when expression; the message names the setting and the place.
 class PatternError : public std::runtime_error {
@@ -52,9 +68,10 @@ class SummaryPattern {
   struct Match {
     std::string text;   // what matched (the summary line, usually)
     Numbers numbers;    // one per name, in names() order
-    std::string error;  // non-empty: a group's text is not a number
+    std::string error;  // non-empty: a group's text is not a number, or a limit was hit
   };
-  // The last match in `output`, or nullopt when nothing matches.
+  // The last match in the last kSummaryLines lines of `output` (within its last kSummaryBytes),
+  // or nullopt when nothing matches there.
   std::optional<Match> last_match(std::string_view output) const;
 
  private:
