@@ -13,6 +13,7 @@ Encoding::Encoding(const Space& space) {
     dim.levels = p.grid_size();
     switch (p.kind) {
       case ParamKind::integer:
+        dim.range = p.range;
         dim.sorted = p.values;
         std::sort(dim.sorted.begin(), dim.sorted.end());
         break;
@@ -33,6 +34,13 @@ Encoding::Encoding(const Space& space) {
 
 std::size_t Encoding::level(std::size_t d, double value) const {
   const auto& dim = m_dims[d];
+  if (dim.range) {  // what lower_bound would say of the listed range
+    const auto& r = *dim.range;
+    if (!(value > static_cast<double>(r.first))) return 0;
+    if (value > static_cast<double>(r.last())) return r.count;
+    const long long offset = static_cast<long long>(std::ceil(value)) - r.first;  // exact: within 2^53
+    return static_cast<std::size_t>((offset + r.step - 1) / r.step);
+  }
   if (m_kinds[d] == ParamKind::integer)
     return static_cast<std::size_t>(std::lower_bound(dim.sorted.begin(), dim.sorted.end(), value) - dim.sorted.begin());
   if (dim.continuous) return static_cast<std::size_t>(std::lround(unit(d, value) * static_cast<double>(dim.levels - 1)));
@@ -41,6 +49,7 @@ std::size_t Encoding::level(std::size_t d, double value) const {
 
 double Encoding::value(std::size_t d, std::size_t level) const {
   const auto& dim = m_dims[d];
+  if (dim.range) return static_cast<double>(dim.range->first + static_cast<long long>(level) * dim.range->step);
   if (m_kinds[d] == ParamKind::integer) return dim.sorted[level];
   if (dim.continuous) return set_unit(d, static_cast<double>(level) / static_cast<double>(dim.levels - 1));
   return static_cast<double>(level);

@@ -58,7 +58,8 @@ class Encoding {
     bool categorical = false;
     bool continuous = false;
     std::size_t levels = 1;
-    std::vector<double> sorted;  // int parameters: values in ascending order
+    std::vector<double> sorted;  // int parameters: values in ascending order, unless `range`
+    std::optional<Parameter::IntRange> range;  // int parameters: a long range (ascending)
     double lo = 0, hi = 1;        // real parameters: the bounds, on the log scale when log_scale
     double min = 0, max = 1;      // real parameters: the bounds themselves
     bool log_scale = false;
