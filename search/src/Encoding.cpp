@@ -119,7 +119,11 @@ std::vector<Configuration> Encoding::neighbours(const Configuration& config, boo
         if (t >= 0 && t <= 1) out.push_back(config), out.back()[d] = set_unit(d, t);
       continue;
     }
-    auto here = level(d, config[d]);
+    const auto here = level(d, config[d]);
+    if (dim.levels > kListedNeighbours) {
+      for (auto l : ladder(here, dim.levels, adjacent)) out.push_back(config), out.back()[d] = value(d, l);
+      continue;
+    }
     for (std::size_t l = 0; l < dim.levels; ++l) {
       bool near = l + 1 == here || l == here + 1;
       if (l == here || (adjacent && !dim.categorical && !near)) continue;
@@ -127,6 +131,19 @@ std::vector<Configuration> Encoding::neighbours(const Configuration& config, boo
       out.back()[d] = value(d, l);
     }
   }
+  return out;
+}
+
+// The levels 1, 2, 4, ... away from `here` on either side (only 1 when `adjacent`), ascending
+// like the listing of a short axis. Steps that double reach any part of a long axis in few
+// moves and still offer the next level, where listing every level would cost its length.
+std::vector<std::size_t> Encoding::ladder(std::size_t here, std::size_t levels, bool adjacent) {
+  const std::size_t top = levels - 1, widest = adjacent ? 1 : top;
+  here = std::min(here, top);
+  std::vector<std::size_t> below, out;
+  for (std::size_t step = 1; step <= here && step <= widest; step *= 2) below.push_back(here - step);
+  out.assign(below.rbegin(), below.rend());
+  for (std::size_t step = 1; step <= top - here && step <= widest; step *= 2) out.push_back(here + step);
   return out;
 }
 
