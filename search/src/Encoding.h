@@ -113,8 +113,7 @@ std::optional<Configuration> RandomSource::next(Taken&& taken) {
     }
     return std::nullopt;
   }
-  constexpr int kMaxRejections = 100'000;
-  for (int attempt = 0; attempt < kMaxRejections; ++attempt) {
+  for (int attempt = 0; attempt < Space::kMaxRejections; ++attempt) {
     auto config = m_encoding.random(m_rng);
     if (m_space.feasible(config) && !taken(config)) return config;
   }

@@ -101,6 +101,10 @@ class Space {
   // sample instead of enumerating).
   static constexpr std::uint64_t kEnumerateLimit = std::uint64_t{1} << 24;
   const std::vector<std::uint64_t>* feasible_indices() const;
+  // On a space not enumerated, a strategy that samples or walks it gives up a proposal after
+  // this many configurations in a row that were infeasible or seen, and takes the space as
+  // used up: a constraint that holds almost nowhere must end a search, not hang it.
+  static constexpr int kMaxRejections = 100'000;
 
   std::string to_text(const Configuration& config) const;
   // Parses "a=1 b=float" (every parameter once, any order). Throws SpaceError.
