@@ -13,6 +13,7 @@ Encoding::Encoding(const Space& space) {
     dim.levels = p.grid_size();
     switch (p.kind) {
       case ParamKind::integer:
+        dim.range = p.range;
         dim.sorted = p.values;
         std::sort(dim.sorted.begin(), dim.sorted.end());
         break;
@@ -33,6 +34,13 @@ Encoding::Encoding(const Space& space) {
 
 std::size_t Encoding::level(std::size_t d, double value) const {
   const auto& dim = m_dims[d];
+  if (dim.range) {  // what lower_bound would say of the listed range
+    const auto& r = *dim.range;
+    if (!(value > static_cast<double>(r.first))) return 0;
+    if (value > static_cast<double>(r.last())) return r.count;
+    const long long offset = static_cast<long long>(std::ceil(value)) - r.first;  // exact: within 2^53
+    return static_cast<std::size_t>((offset + r.step - 1) / r.step);
+  }
   if (m_kinds[d] == ParamKind::integer)
     return static_cast<std::size_t>(std::lower_bound(dim.sorted.begin(), dim.sorted.end(), value) - dim.sorted.begin());
   if (dim.continuous) return static_cast<std::size_t>(std::lround(unit(d, value) * static_cast<double>(dim.levels - 1)));
@@ -41,6 +49,7 @@ std::size_t Encoding::level(std::size_t d, double value) const {
 
 double Encoding::value(std::size_t d, std::size_t level) const {
   const auto& dim = m_dims[d];
+  if (dim.range) return static_cast<double>(dim.range->first + static_cast<long long>(level) * dim.range->step);
   if (m_kinds[d] == ParamKind::integer) return dim.sorted[level];
   if (dim.continuous) return set_unit(d, static_cast<double>(level) / static_cast<double>(dim.levels - 1));
   return static_cast<double>(level);
@@ -110,7 +119,11 @@ std::vector<Configuration> Encoding::neighbours(const Configuration& config, boo
         if (t >= 0 && t <= 1) out.push_back(config), out.back()[d] = set_unit(d, t);
       continue;
     }
-    auto here = level(d, config[d]);
+    const auto here = level(d, config[d]);
+    if (dim.levels > kListedNeighbours) {
+      for (auto l : ladder(here, dim.levels, adjacent)) out.push_back(config), out.back()[d] = value(d, l);
+      continue;
+    }
     for (std::size_t l = 0; l < dim.levels; ++l) {
       bool near = l + 1 == here || l == here + 1;
       if (l == here || (adjacent && !dim.categorical && !near)) continue;
@@ -118,6 +131,19 @@ std::vector<Configuration> Encoding::neighbours(const Configuration& config, boo
       out.back()[d] = value(d, l);
     }
   }
+  return out;
+}
+
+// The levels 1, 2, 4, ... away from `here` on either side (only 1 when `adjacent`), ascending
+// like the listing of a short axis. Steps that double reach any part of a long axis in few
+// moves and still offer the next level, where listing every level would cost its length.
+std::vector<std::size_t> Encoding::ladder(std::size_t here, std::size_t levels, bool adjacent) {
+  const std::size_t top = levels - 1, widest = adjacent ? 1 : top;
+  here = std::min(here, top);
+  std::vector<std::size_t> below, out;
+  for (std::size_t step = 1; step <= here && step <= widest; step *= 2) below.push_back(here - step);
+  out.assign(below.rbegin(), below.rend());
+  for (std::size_t step = 1; step <= top - here && step <= widest; step *= 2) out.push_back(here + step);
   return out;
 }
 

@@ -6,7 +6,9 @@
 // their coordinate only names a choice, and any two different choices are at distance 1.
 // Moves (neighbours, mutation, crossover) keep values on the parameters' own grids, except
 // for real parameters, which move continuously. No function here checks constraints; callers
-// filter with Space::feasible.
+// filter with Space::feasible. Nothing here costs memory or time in proportion to a
+// parameter's number of levels (an int range may hold 10^7): a long range is arithmetic, not a
+// table, and a neighbourhood along a long axis is a ladder of steps, not every level.
 #pragma once
 
 #include <cstdint>
@@ -39,7 +41,10 @@ class Encoding {
   double value(std::size_t d, std::size_t level) const;
 
   // Configurations that differ from `config` in one parameter: by one level up or down
-  // (`adjacent`), or to any other value (Hamming). Real parameters move by one grid step.
+  // (`adjacent`), or to any other value (Hamming). Real parameters move by one grid step. An
+  // axis of more than kListedNeighbours levels offers, in place of every other value, those 1,
+  // 2, 4, 8, ... levels away on either side (at most 2 log2(levels): 46 for 1..9999999).
+  static constexpr std::size_t kListedNeighbours = 64;
   std::vector<Configuration> neighbours(const Configuration& config, bool adjacent) const;
   // Changes each parameter with probability `rate` (at least one): ordered ones by a small
   // step (mostly one level), categorical ones to another choice, real ones by a Gaussian step.
@@ -58,7 +63,8 @@ class Encoding {
     bool categorical = false;
     bool continuous = false;
     std::size_t levels = 1;
-    std::vector<double> sorted;  // int parameters: values in ascending order
+    std::vector<double> sorted;  // int parameters: values in ascending order, unless `range`
+    std::optional<Parameter::IntRange> range;  // int parameters: a long range (ascending)
     double lo = 0, hi = 1;        // real parameters: the bounds, on the log scale when log_scale
     double min = 0, max = 1;      // real parameters: the bounds themselves
     bool log_scale = false;
@@ -66,6 +72,7 @@ class Encoding {
   double set_unit(std::size_t d, double u) const;  // unit coordinate -> parameter value
   double unit(std::size_t d, double value) const;  // parameter value -> unit coordinate
   Configuration step(const Configuration& config, std::size_t d, long delta) const;
+  static std::vector<std::size_t> ladder(std::size_t here, std::size_t levels, bool adjacent);
 
   std::vector<Dim> m_dims;
   std::vector<ParamKind> m_kinds;
@@ -106,8 +113,7 @@ std::optional<Configuration> RandomSource::next(Taken&& taken) {
     }
     return std::nullopt;
   }
-  constexpr int kMaxRejections = 100'000;
-  for (int attempt = 0; attempt < kMaxRejections; ++attempt) {
+  for (int attempt = 0; attempt < Space::kMaxRejections; ++attempt) {
     auto config = m_encoding.random(m_rng);
     if (m_space.feasible(config) && !taken(config)) return config;
   }

@@ -1,6 +1,9 @@
 // GridStrategy.cpp — walks the grid in index order (last parameter fastest), skipping
 // infeasible points. Real parameters contribute their grid_points values. Lazy: the grid is
-// never materialised, so it works on spaces of any size.
+// never materialised, so it works on spaces of any size. On a grid larger than
+// Space::kEnumerateLimit, a proposal gives up after Space::kMaxRejections points in a row that
+// are infeasible or seen (as sampling does): 10^56 points (eight parameters of 10^7 levels)
+// under a constraint that holds nowhere would never end. The next ask walks on from there.
 #include "Strategies.h"
 
 namespace flotilla::search {
@@ -14,7 +17,8 @@ class GridStrategy final : public Strategy {
 
  protected:
   std::optional<Configuration> propose() override {
-    while (m_next < m_size) {
+    const bool bounded = m_size > Space::kEnumerateLimit;
+    for (int skipped = 0; m_next < m_size && !(bounded && skipped == Space::kMaxRejections); ++skipped) {
       auto config = space().grid_point(m_next++);
       if (space().feasible(config) && !seen(config)) return config;
     }

@@ -35,8 +35,9 @@ std::vector<double> parse_int_list(std::string_view name, std::string_view spec)
   return values;
 }
 
-// "lo..hi", "lo..hi step s", "lo..hi pow2"
-std::vector<double> parse_int_range(std::string_view name, std::string_view spec) {
+// "lo..hi", "lo..hi step s", "lo..hi pow2": sets p.values, or p.range for a long range.
+void parse_int_range(Parameter& p, std::string_view spec) {
+  const auto& name = p.name;
   auto words = split_words(spec);
   auto dots = words.empty() ? std::string_view::npos : words[0].find("..");
   if (dots == std::string_view::npos) fail(name, fmt::format("'{}' is not an integer range", spec));
@@ -46,7 +47,6 @@ std::vector<double> parse_int_range(std::string_view name, std::string_view spec
   exact_int(name, *lo);
   exact_int(name, *hi);
   if (*lo > *hi) fail(name, fmt::format("range '{}' is empty (lower bound above upper)", words[0]));
-  std::vector<double> values;
   if (words.size() == 1 || (words.size() == 3 && words[1] == "step")) {
     long long step = 1;
     if (words.size() == 3) {
@@ -56,15 +56,19 @@ std::vector<double> parse_int_range(std::string_view name, std::string_view spec
     }
     // Both bounds are within 2^53, so neither the count nor the last step can overflow.
     if ((*hi - *lo) / step >= 10'000'000) fail(name, "range has more than 10^7 values");
-    for (long long v = *lo; v <= *hi; v += step) values.push_back(static_cast<double>(v));
+    const auto count = static_cast<std::size_t>((*hi - *lo) / step) + 1;
+    if (count > Parameter::kListedRange) {
+      p.range = Parameter::IntRange{.first = *lo, .step = step, .count = count};
+      return;
+    }
+    for (long long v = *lo; v <= *hi; v += step) p.values.push_back(static_cast<double>(v));
   } else if (words.size() == 2 && words[1] == "pow2") {
     for (long long v = 1; v <= *hi && v > 0; v *= 2)
-      if (v >= *lo) values.push_back(static_cast<double>(v));
-    if (values.empty()) fail(name, fmt::format("no power of two lies in '{}'", words[0]));
+      if (v >= *lo) p.values.push_back(static_cast<double>(v));
+    if (p.values.empty()) fail(name, fmt::format("no power of two lies in '{}'", words[0]));
   } else {
     fail(name, fmt::format("'{}' is not an integer range (expected lo..hi, lo..hi step S or lo..hi pow2)", spec));
   }
-  return values;
 }
 
 Parameter parse_real(std::string name, std::string_view spec) {
@@ -125,7 +129,8 @@ Parameter parse_parameter(std::string_view spec) {
   if (kind == "int") {
     Parameter p;
     p.name = name;
-    p.values = rest.find("..") != std::string_view::npos ? parse_int_range(name, rest) : parse_int_list(name, rest);
+    if (rest.find("..") != std::string_view::npos) parse_int_range(p, rest);
+    else p.values = parse_int_list(name, rest);
     return p;
   }
   if (kind == "real") return parse_real(name, rest);
@@ -141,7 +146,7 @@ Parameter parse_parameter(std::string_view spec) {
 
 std::size_t Parameter::grid_size() const {
   switch (kind) {
-    case ParamKind::integer: return values.size();
+    case ParamKind::integer: return range ? range->count : values.size();
     case ParamKind::real: return static_cast<std::size_t>(grid_points);
     default: return labels.size();
   }
@@ -149,7 +154,8 @@ std::size_t Parameter::grid_size() const {
 
 double Parameter::grid_value(std::size_t i) const {
   switch (kind) {
-    case ParamKind::integer: return values[i];
+    case ParamKind::integer:
+      return range ? static_cast<double>(range->first + static_cast<long long>(i) * range->step) : values[i];
     case ParamKind::real: {
       if (i == 0) return lo;  // the ends exactly: exp(log(lo)) may differ from lo in the last bit
       if (i + 1 >= static_cast<std::size_t>(grid_points)) return hi;
@@ -160,6 +166,29 @@ double Parameter::grid_value(std::size_t i) const {
       return std::clamp(v, lo, hi);
     }
     default: return static_cast<double>(i);
+  }
+}
+
+std::optional<std::size_t> Parameter::index_of(double value) const {
+  switch (kind) {
+    case ParamKind::integer: {
+      if (range) {
+        // Exact: the range's values are integers within 2^53, as is any double equal to one.
+        if (!(value >= static_cast<double>(range->first) && value <= static_cast<double>(range->last())) ||
+            value != std::floor(value))
+          return std::nullopt;
+        const long long offset = static_cast<long long>(value) - range->first;
+        if (offset % range->step != 0) return std::nullopt;
+        return static_cast<std::size_t>(offset / range->step);
+      }
+      auto it = std::find(values.begin(), values.end(), value);
+      if (it == values.end()) return std::nullopt;
+      return static_cast<std::size_t>(it - values.begin());
+    }
+    case ParamKind::real: return std::nullopt;
+    default:
+      if (!(value >= 0) || value != std::floor(value) || value >= static_cast<double>(labels.size())) return std::nullopt;
+      return static_cast<std::size_t>(value);
   }
 }
 
@@ -175,7 +204,7 @@ std::optional<double> Parameter::parse(std::string_view text) const {
   switch (kind) {
     case ParamKind::integer: {
       auto v = to_int(text);
-      if (!v || std::find(values.begin(), values.end(), static_cast<double>(*v)) == values.end()) return std::nullopt;
+      if (!v || !index_of(static_cast<double>(*v))) return std::nullopt;
       return static_cast<double>(*v);
     }
     case ParamKind::real: {

@@ -214,12 +214,16 @@ std::string Space::fingerprint() const {
   // that took seconds to build (fuzz_space). Lists of up to kListedValues stay listed, so the
   // fingerprints of campaigns recorded before do not change.
   constexpr std::size_t kListedValues = 4096;
+  static_assert(Parameter::kListedRange >= kListedValues, "a range kept unlisted must be one the fingerprint writes by its ends");
   std::string text;
   for (const auto& p : m_parameters) {
     text += "param " + p.name + ":";
     if (p.kind == ParamKind::real)
       text += fmt::format(" real {}..{}{} points {}", format_double(p.lo), format_double(p.hi), p.log_scale ? " log" : "", p.grid_points);
-    if (p.values.size() > kListedValues && evenly_stepped(p.values))
+    if (p.range)  // as it was written when it was listed (it is longer than kListedValues)
+      text += fmt::format(" {}..{} step {} ({} values)", static_cast<double>(p.range->first),
+                          static_cast<double>(p.range->last()), static_cast<double>(p.range->step), p.range->count);
+    else if (p.values.size() > kListedValues && evenly_stepped(p.values))
       text += fmt::format(" {}..{} step {} ({} values)", p.values.front(), p.values.back(), p.values[1] - p.values[0],
                           p.values.size());  // shortest exact text: format_double keeps 6 digits
     else

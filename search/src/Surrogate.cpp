@@ -231,7 +231,6 @@ void FailureModel::add(const Point& p, bool failed) {
   m_failures += failed;
   m_counts.resize(p.size());
   for (std::size_t d = 0; d < p.size(); ++d) {
-    m_counts[d].resize(std::max<std::size_t>(m_encoding.levels(d), 1));
     auto& c = m_counts[d][bin(d, p[d])];
     ++c.first;
     c.second += failed;
@@ -323,8 +322,8 @@ const std::vector<double>& FailureModel::relevance() const {
   double top = 0;
   for (std::size_t d = 0; d < m_counts.size(); ++d) {
     double conditional = 0, levels = 0;
-    for (const auto& [seen, failed] : m_counts[d]) {
-      if (seen == 0) continue;
+    for (const auto& entry : m_counts[d]) {  // every level here was seen at least once
+      const auto [seen, failed] = entry.second;
       conditional += static_cast<double>(seen) / n * entropy(static_cast<double>(failed), static_cast<double>(seen));
       ++levels;
     }

@@ -17,6 +17,7 @@
 // corners; near observations, local evidence outweighs it.
 #pragma once
 
+#include <map>
 #include <vector>
 
 #include "Encoding.h"
@@ -93,7 +94,9 @@ class FailureModel {
   std::vector<Point> m_points;
   std::vector<bool> m_failed;
   std::size_t m_failures = 0;
-  std::vector<std::vector<std::pair<std::size_t, std::size_t>>> m_counts;  // [dim][level] = (seen, failed)
+  // [dim][level] = (seen, failed), for the levels seen only: an axis may have 10^7 levels.
+  // Ordered, so that relevance() sums in the order of levels whatever the order of arrival.
+  std::vector<std::map<std::size_t, std::pair<std::size_t, std::size_t>>> m_counts;
   mutable std::vector<double> m_relevance;
   mutable bool m_relevance_known = false;
   mutable std::vector<double> m_logistic;  // weights of features(); empty until fitted

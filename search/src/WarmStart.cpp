@@ -18,11 +18,9 @@ bool on_grid(const Space& space, const Configuration& config) {
     if (!std::isfinite(v)) return false;
     switch (p.kind) {
       case ParamKind::integer:
-        if (std::find(p.values.begin(), p.values.end(), v) == p.values.end()) return false;
-        break;
       case ParamKind::enumeration:
       case ParamKind::ordinal:
-        if (v < 0 || v != std::floor(v) || v >= static_cast<double>(p.labels.size())) return false;
+        if (!p.index_of(v)) return false;
         break;
       case ParamKind::real:
         if (v < std::min(p.lo, p.hi) || v > std::max(p.lo, p.hi)) return false;

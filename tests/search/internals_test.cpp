@@ -71,6 +71,31 @@ TEST(Encoding, RanksIntegersAndMovesOnTheGrid) {
   }
 }
 
+// A long axis is arithmetic and its neighbourhood a ladder of doubling steps; an axis of
+// kListedNeighbours levels or fewer still lists every other value.
+TEST(Encoding, LongAxesRankByArithmeticAndOfferALadderOfNeighbours) {
+  Space s;
+  s.add_parameter(parse_parameter("n: int: 0..99999990 step 10"));
+  s.add_parameter(parse_parameter("k: int: 1..64"));
+  Encoding e(s);
+  EXPECT_EQ(e.level(0, 50), 5u);
+  EXPECT_EQ(e.value(0, 5), 50);
+  EXPECT_EQ(e.level(0, 55), 6u);  // off the grid: where it would go, as lower_bound says
+  EXPECT_DOUBLE_EQ(e.point({99999990, 1})[0], 1.0);
+  std::vector<double> along_n;
+  for (const auto& c : e.neighbours({50'000'000, 1}, false))
+    if (c[0] != 50'000'000) along_n.push_back(c[0]);
+  EXPECT_EQ(along_n.size(), 46u);  // 2^0 .. 2^22 levels either way
+  EXPECT_TRUE(std::is_sorted(along_n.begin(), along_n.end()));
+  EXPECT_EQ(along_n.front(), 50'000'000 - 10 * (1 << 22));
+  EXPECT_EQ(along_n.back(), 50'000'000 + 10 * (1 << 22));
+  EXPECT_TRUE(std::find(along_n.begin(), along_n.end(), 49'999'990) != along_n.end());
+  EXPECT_EQ(e.neighbours({0, 1}, false).size(), 24u + 63u);  // from the bottom: upwards only
+  auto adjacent = e.neighbours({0, 5}, true);
+  std::set<Configuration> got(adjacent.begin(), adjacent.end());
+  EXPECT_EQ(got, (std::set<Configuration>{{10, 5}, {0, 4}, {0, 6}}));
+}
+
 TEST(Pareto, FastNonDominatedSortAndCrowding) {
   std::vector<std::vector<double>> losses = {{1, 5}, {2, 2}, {5, 1}, {3, 3}, {4, 4}, {2, 2}};
   auto fronts = pareto_fronts(losses);

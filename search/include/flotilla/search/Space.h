@@ -32,18 +32,32 @@ class SpaceError : public std::runtime_error {
 enum class ParamKind { integer, real, enumeration, ordinal };
 
 struct Parameter {
+  // An integer range "lo..hi [step s]" of more than kListedRange values, kept as its first
+  // value, step and count instead of listed: listed, 1..9999999 took 80 MB per parameter and a
+  // scan per lookup. Shorter ranges are listed in `values`, as before.
+  struct IntRange {
+    long long first = 0, step = 1;
+    std::size_t count = 0;
+    long long last() const { return first + static_cast<long long>(count - 1) * step; }
+  };
+  static constexpr std::size_t kListedRange = 4096;
+
   std::string name;
   ParamKind kind = ParamKind::integer;
-  std::vector<double> values;       // integer: allowed values in order given
+  std::vector<double> values;       // integer: allowed values in order given (empty when `range` holds them)
+  std::optional<IntRange> range;    // integer: a long range, in place of `values`
   std::vector<std::string> labels;  // enumeration/ordinal: choices in order given
   double lo = 0, hi = 0;            // real: bounds
   bool log_scale = false;           // real: sample and grid on a log scale
   int grid_points = 5;              // real: points per axis for grid enumeration
 
-  // Number of grid values: the list size, or grid_points for real parameters.
+  // Number of grid values: the list or range size, or grid_points for real parameters.
   std::size_t grid_size() const;
   // The i-th grid value.
   double grid_value(std::size_t i) const;
+  // Integer, enumeration and ordinal parameters: the grid index of a value (a choice's index
+  // for the latter), nullopt when it is not one; in constant time for a range. Real: nullopt.
+  std::optional<std::size_t> index_of(double value) const;
   bool continuous() const { return kind == ParamKind::real; }
   std::string format(double value) const;
   // Parses a value written as in canonical text; nullopt if not allowed.
@@ -87,6 +101,10 @@ class Space {
   // sample instead of enumerating).
   static constexpr std::uint64_t kEnumerateLimit = std::uint64_t{1} << 24;
   const std::vector<std::uint64_t>* feasible_indices() const;
+  // On a space not enumerated, a strategy that samples or walks it gives up a proposal after
+  // this many configurations in a row that were infeasible or seen, and takes the space as
+  // used up: a constraint that holds almost nowhere must end a search, not hang it.
+  static constexpr int kMaxRejections = 100'000;
 
   std::string to_text(const Configuration& config) const;
   // Parses "a=1 b=float" (every parameter once, any order). Throws SpaceError.

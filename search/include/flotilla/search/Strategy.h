@@ -8,7 +8,9 @@
 // Invariants (kept by the Strategy base class for every strategy):
 //  - ask() never returns a configuration that was asked, told or reserved before, nor one that
 //    violates a constraint;
-//  - ask(n) returns fewer than n (possibly none) only when the strategy has nothing new left;
+//  - ask(n) returns fewer than n (possibly none) only when the strategy has nothing new left,
+//    or, on a space too large to enumerate, found nothing feasible and new in
+//    Space::kMaxRejections tries in a row (a constraint that holds almost nowhere);
 //  - a configuration told twice (measured, then rolled back) keeps only its latest outcome;
 //  - an objective that is NaN or infinite is told as a failure.
 #pragma once
