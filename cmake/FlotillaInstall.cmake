@@ -59,6 +59,12 @@ install(FILES "${_flotilla_zsh}" DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/site-f
 install(FILES "${PROJECT_SOURCE_DIR}/results/python/flotilla_results.py" DESTINATION ${FLOTILLA_INSTALL_PYTHONDIR})
 install(FILES "${PROJECT_SOURCE_DIR}/README.md" DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/docs" DESTINATION ${CMAKE_INSTALL_DOCDIR} FILES_MATCHING PATTERN "*.md")
+# The pages link to the measurements and the verification notes beside them: they come along,
+# so no link of an installed page is dead.
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/bench/" DESTINATION ${CMAKE_INSTALL_DOCDIR}/bench
+        FILES_MATCHING PATTERN "RESULTS.md")
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/tests/" DESTINATION ${CMAKE_INSTALL_DOCDIR}/tests
+        FILES_MATCHING PATTERN "README.md")
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/configs/" DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples
         FILES_MATCHING PATTERN "*.ini")
 

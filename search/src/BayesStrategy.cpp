@@ -59,7 +59,7 @@ constexpr std::size_t kStall = 2, kStallMin = 10;
 // bayes-climb: while stalled, one proposal in kClimbShare is the climb's, the others the
 // model's: every other one, as bayes-escape's jumps, with no reason to favour either. (1 in 3,
 // and climbs only after a stall twice as long, were tried too: over 160 repeats of
-// convolution_W7800 and pnpoly_RTX3090, seeds 1, 7 and 11, neither was better; docs/search.md.)
+// convolution_W7800 and pnpoly_RTX3090, seeds 1, 7 and 11, neither was better; bench/search/RESULTS.md.)
 constexpr std::size_t kClimbShare = 2;
 // bayes-climb: a climb gives up after this many evaluations per parameter (at least
 // kClimbPatienceMin) without improving its centre. One per parameter: the GP ranks the

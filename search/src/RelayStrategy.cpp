@@ -31,7 +31,7 @@
 // finds; one whole unit of log objective (a factor e) promised and nothing delivered is a model
 // that is wrong about this space, at any scale of objective. kPromise = 1 was read off traces
 // of 40 runs of each space on one seed (0.3 and 0.5 fired on more of pnpoly's plateaus; 0.5
-// was measured too) and judged on others; docs/search.md has the figures and the variants
+// was measured too) and judged on others; bench/search/RESULTS.md has the figures and the variants
 // tried before it (a stall twice as long, one proposal in three, a share that shrinks while
 // the helper finds nothing, a relay on a long stall whatever the promise).
 //
@@ -41,7 +41,7 @@
 // incumbent. `genetic`'s population is the 20 best configurations told, most of them the
 // model's, and crossing the trap with the model's other good finds reaches the optimum's basin
 // more often. On four of five seeds it ended closer to the optimum at 200 evaluations on
-// convolution_W7800 than the `local` relay (docs/search.md, "The helper"). The two in turn
+// convolution_W7800 than the `local` relay (bench/search/RESULTS.md, "The helper"). The two in turn
 // were measured too and were worse than `genetic` alone.
 #include <algorithm>
 #include <stdexcept>

@@ -64,7 +64,7 @@ namespace {
 // Choosing hyperparameters factors the kernel matrix some 40 times: on more than kSelectAll
 // points it is done on an even kSelectSample-point subsample (every k-th point, so the best
 // ones and the spread-out rest keep their shares), which bounds the costliest ask of a long
-// campaign (about 200 ms at 500 evaluations on 300 points, see docs/search.md "Cost of an
+// campaign (about 200 ms at 500 evaluations on 300 points, see bench/search/RESULTS.md "Cost of an
 // ask"). Up to kSelectAll points nothing changes.
 constexpr std::size_t kSelectAll = 200, kSelectSample = 120;
 }  // namespace
@@ -102,7 +102,7 @@ double dot(const double* a, const double* b, std::size_t n) {
 // squared distances computed once per selection (`d2`: pair (i, j <= i) at i(i+1)/2 + j, one
 // value per parameter), and a Cholesky factorisation whose inner products are dot(): equal to
 // factor()'s up to rounding, and a third cheaper (a selection on 200 points: 45 ms before,
-// 30 after), the selection being the costliest part of an ask (docs/search.md "Cost of an ask").
+// 30 after), the selection being the costliest part of an ask (bench/search/RESULTS.md "Cost of an ask").
 double log_likelihood(const std::vector<double>& d2, const std::vector<double>& y, const std::vector<double>& inv_l2, double noise,
                       std::vector<double>& l) {
   const std::size_t n = y.size(), dims = inv_l2.size();
