@@ -277,6 +277,45 @@ class Chaos:
                              text=True, check=True).stdout
         return json.loads(out)
 
+    @staticmethod
+    def processes_with(entry):
+        """Live (not zombie) processes whose environment holds `entry` (bytes NAME=VALUE)."""
+        found = []
+        for env in glob.glob("/proc/[0-9]*/environ"):
+            try:
+                if entry in open(env, "rb").read().split(b"\0"):
+                    pid = int(env.split("/")[2])
+                    state = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
+                    if state not in ("Z", "X"):
+                        found.append(pid)
+            except OSError:
+                pass
+        return found
+
+    @staticmethod
+    def comm(pid):
+        try:
+            return open(f"/proc/{pid}/comm").read().strip()
+        except OSError:
+            return "?"
+
+    @staticmethod
+    def cmdline(pid):
+        try:
+            return open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            return ""
+
+    def describe(self, pid):
+        """pid, command line, parent and age: enough to tell which task left it."""
+        try:
+            stat = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+            ppid = int(stat[1])
+            age = time.clock_gettime(time.CLOCK_BOOTTIME) - int(stat[19]) / os.sysconf("SC_CLK_TCK")
+        except (OSError, ValueError, IndexError):
+            ppid, age = -1, -1
+        return f"pid {pid} ({self.cmdline(pid)[:200]}), parent {ppid} ({self.comm(ppid)}), {age:.0f} s old"
+
     def check(self, h5, prefix):
         keys = self.trial_keys(h5)
         if len(keys) != len(set(keys)):
@@ -293,11 +332,13 @@ class Chaos:
         left = [j for j in self.cluster.jobs(prefix) if j["state"] in ("PENDING", "RUNNING", "CONFIGURING")]
         if left:
             self.violations.append(f"{h5}: Slurm jobs left: {left}")
-        for name in ("flotilla-worker", "flotilla-pairs"):
-            if subprocess.run(["pgrep", "-x", name], capture_output=True).returncode == 0:
-                self.violations.append(f"{h5}: a {name} process is left")
-        if subprocess.run(["pgrep", "-f", "flotilla run-allocation"], capture_output=True).returncode == 0:
-            self.violations.append(f"{h5}: a run-allocation launcher is left")
+        # Only this cluster's processes: a flotilla-pairs of another campaign on the machine (a
+        # test suite running beside the bench) is none of this campaign's business.
+        conf = f"SLURM_CONF={self.env['SLURM_CONF']}".encode()
+        for pid in self.processes_with(conf):
+            name = self.comm(pid)
+            if name in ("flotilla-worker", "flotilla-pairs") or "run-allocation" in self.cmdline(pid):
+                self.violations.append(f"{h5}: a {name} process is left: {self.describe(pid)}")
         tag = f"FLOTILLA_CAMPAIGN={os.path.abspath(h5)}".encode()
         for env in glob.glob("/proc/[0-9]*/environ"):
             try:
