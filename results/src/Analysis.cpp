@@ -1,5 +1,7 @@
 // Analysis.cpp — candidate status and campaign summary from recorded trials (pure functions).
 #include "flotilla/results/Analysis.h"
+
+#include "flotilla/results/Lineage.h"
 #include "flotilla/results/Columns.h"
 #include "flotilla/results/Pareto.h"
 
@@ -264,7 +266,7 @@ std::string first_error_line(const TrialRecord& trial) {
 }
 
 CampaignSummary summarize(const CampaignInfo& campaign, const std::vector<CandidateRecord>& candidates,
-                          const std::vector<TrialRecord>& trials) {
+                          const std::vector<TrialRecord>& trials, const std::vector<ProposalRecord>& proposals) {
   CampaignSummary summary{.campaign = campaign};
   std::vector<std::vector<const TrialRecord*>> by_candidate(candidates.size());
   for (const auto& t : trials) {
@@ -289,6 +291,13 @@ CampaignSummary summarize(const CampaignInfo& campaign, const std::vector<Candid
   std::optional<std::size_t> by_objective, confirmed;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     summary.candidates.push_back(summarize_candidate(candidates[i], by_candidate[i], campaign));
+    if (const auto proposal = proposal_of(candidates[i]); proposal && static_cast<std::size_t>(*proposal) < proposals.size()) {
+      auto& named = summary.candidates.back();
+      named.proposal = proposals[static_cast<std::size_t>(*proposal)].name;
+      named.parent = proposals[static_cast<std::size_t>(*proposal)].parent;
+      for (auto id : chain_of(static_cast<std::int64_t>(i), candidates, proposals))
+        named.chain.push_back(proposals[static_cast<std::size_t>(id)].name);
+    }
     const auto& c = summary.candidates.back();
     summary.confirm_runs += c.confirm_runs;
     if (c.record.origin == "baseline" && !summary.baseline) summary.baseline = i;
@@ -319,9 +328,27 @@ CampaignSummary summarize(const CampaignInfo& campaign, const std::vector<Candid
 }
 
 CampaignSummary summarize(const Store& store) {
-  CampaignSummary summary = summarize(store.campaign(), store.candidates(), store.trials());
+  const auto candidates = store.candidates();
+  auto proposals = store.proposals();
+  CampaignSummary summary = summarize(store.campaign(), candidates, store.trials(), proposals);
   summary.provenance = provenance_of(store.events());
+  add_proposals(summary, candidates, std::move(proposals));
   return summary;
+}
+
+void add_proposals(CampaignSummary& summary, const std::vector<CandidateRecord>& candidates,
+                   std::vector<ProposalRecord> proposals) {
+  for (auto& p : proposals) p.patch.clear(), p.rationale.clear();
+  summary.proposals = std::move(proposals);
+  summary.lineage.clear();
+  if (summary.best) summary.lineage = lineage_of(static_cast<std::int64_t>(*summary.best), candidates, summary.proposals);
+}
+
+std::string candidate_label(const CandidateSummary& candidate) {
+  if (candidate.chain.empty()) return candidate.record.config;
+  std::string label;
+  for (const auto& name : candidate.chain) label += (label.empty() ? "" : "+") + name;
+  return label + " " + candidate.record.config;
 }
 
 }  // namespace flotilla::results

@@ -83,7 +83,38 @@ nlohmann::json candidate_json(const CandidateSummary& c, const CampaignInfo& inf
                              : nlohmann::json(nullptr);
   j["confirmation"] = c.confirmation ? confirmation_json(*c.confirmation, info) : nlohmann::json(nullptr);
   if (!c.reason.empty()) j["reason"] = c.reason;
+  if (!c.proposal.empty()) {
+    j["proposal"] = c.proposal;
+    j["chain"] = c.chain;
+    j["parent"] = c.parent;
+  }
   return j;
+}
+
+// "baseline → interchange (1.72x) → row_pointers (2.57x)": the winner's line of descent, each
+// step with the speed-up its confirmation measured over the baseline.
+std::string lineage_line(const CampaignSummary& s) {
+  if (s.lineage.size() < 2) return "";
+  std::vector<std::string> steps;
+  for (auto id : s.lineage) {
+    const auto& c = s.candidates.at(static_cast<std::size_t>(id));
+    std::string name = c.proposal.empty() ? (c.record.origin == "baseline" ? "baseline" : "candidate " + std::to_string(id))
+                                          : c.proposal;
+    if (c.confirmed_faster()) name += fmt::format(" ({:.3g}x)", c.confirmation->result.ratio);
+    else if (c.confirmation) name += fmt::format(" ({})", verdict_cell(c));
+    steps.push_back(std::move(name));
+  }
+  return fmt::format("lineage    {}   (each step's confirmed speed-up over the baseline)\n", fmt::join(steps, " → "));
+}
+
+// How the proposers did (docs/propose.md).
+std::string proposals_line(const CampaignSummary& s) {
+  std::size_t accepted = 0, refused = 0, runs = 0;
+  for (const auto& p : s.proposals)
+    (p.status == ProposalStatus::accepted ? accepted : p.status == ProposalStatus::refused ? refused : runs) += 1;
+  if (accepted + refused + runs == 0) return "";
+  return fmt::format("proposals  {} accepted, {} refused, over {} proposer run{} (flotilla results proposals)\n",
+                     accepted, refused, runs, runs == 1 ? "" : "s");
 }
 
 // "time_s 0.0123, residual 4.5e-05": a candidate's value of each goal.
@@ -122,7 +153,7 @@ std::string front_table(const CampaignSummary& s) {
       const auto v = goal_value(c, g, s.campaign);
       out += fmt::format("  {:>12}", v ? fmt::format("{:.5g}", *v) : std::string("-"));
     }
-    out += fmt::format("  {:<12}  {}\n", to_string(c.status), c.record.config);
+    out += fmt::format("  {:<12}  {}\n", to_string(c.status), candidate_label(c));
   }
   return out;
 }
@@ -139,7 +170,7 @@ std::string best_line(const CampaignSummary& s) {
     what += "; " + confirmation_text(*b.confirmation);
   else if (auto g = gain(s))
     what += fmt::format(", {:.2f}x baseline by median (not confirmed: confirmation is off)", *g);
-  return fmt::format("best       {} {} ({})   {}\n", info.objective, objective_text(b), what, b.record.config);
+  return fmt::format("best       {} {} ({})   {}\n", info.objective, objective_text(b), what, candidate_label(b));
 }
 
 // Why the best candidate by median is not the winner.
@@ -147,7 +178,8 @@ std::string unconfirmed_line(const CampaignSummary& s) {
   if (!s.best_unconfirmed) return "";
   const auto& c = s.candidates[*s.best_unconfirmed];
   const std::string why = c.confirmation ? confirmation_text(*c.confirmation) : "not confirmed";
-  return fmt::format("not chosen candidate {} ({} {} {}, {}): {}\n", c.record.id, s.campaign.objective,
+  return fmt::format("not chosen candidate {}{} ({} {} {}, {}): {}\n", c.record.id,
+                     c.proposal.empty() ? std::string() : " (" + c.proposal + ")", s.campaign.objective,
                      objective_text(c), interval_text(c), to_string(c.status), why);
 }
 
@@ -211,6 +243,8 @@ std::string summary_text(const CampaignSummary& s, std::size_t top_k) {
                        to_string(b.status), b.record.config);
   }
   out += best_line(s);
+  out += lineage_line(s);
+  out += proposals_line(s);
   out += unconfirmed_line(s);
   out += noise_line(s);
   out += cost_line(s);
@@ -223,7 +257,7 @@ std::string summary_text(const CampaignSummary& s, std::size_t top_k) {
       const auto& c = s.candidates[ranking[r]];
       out += fmt::format("  {:>4}  {:>5}  {:>10}  {:<20}  {:>6.1f}%  {:<12}  {:<14}  {}\n", r + 1, c.record.id,
                          objective_text(c), interval_text(c), 100 * c.spread, to_string(c.status), verdict_cell(c),
-                         c.record.config);
+                         candidate_label(c));
     };
     for (std::size_t r = 0; r < ranking.size() && r < top_k; ++r) row(r);
     // The winner is chosen by its confirmation, not by its median, so it can rank below the top
@@ -246,14 +280,14 @@ std::string summary_text(const CampaignSummary& s, std::size_t top_k) {
     if (c.status == CandidateStatus::rolled_back) rolled.push_back(&c);
   if (!rolled.empty()) {
     out += "\nrolled back (failed verification)\n";
-    for (const auto* c : rolled) out += fmt::format("  {:>5}  {}  — {}\n", c->record.id, c->record.config, c->reason);
+    for (const auto* c : rolled) out += fmt::format("  {:>5}  {}  — {}\n", c->record.id, candidate_label(*c), c->reason);
   }
   std::vector<const CandidateSummary*> unbuilt;
   for (const auto& c : s.candidates)
     if (c.status == CandidateStatus::build_failed) unbuilt.push_back(&c);
   if (!unbuilt.empty()) {
     out += "\nbuild failed (never explored)\n";
-    for (const auto* c : unbuilt) out += fmt::format("  {:>5}  {}  — {}\n", c->record.id, c->record.config, c->reason);
+    for (const auto* c : unbuilt) out += fmt::format("  {:>5}  {}  — {}\n", c->record.id, candidate_label(*c), c->reason);
   }
   if (!s.failures_by_kind.empty()) {
     out += "\nfailures by kind (first error)\n";
@@ -294,6 +328,12 @@ std::string summary_json(const CampaignSummary& s, std::size_t top_k) {
                    {"confirmations_unreliable", s.confirmed_count(stats::Verdict::unreliable)}};
   j["baseline"] = s.baseline ? candidate_json(s.candidates[*s.baseline], info) : nlohmann::json(nullptr);
   j["best"] = s.best ? candidate_json(s.candidates[*s.best], info) : nlohmann::json(nullptr);
+  j["lineage"] = s.lineage;  // candidate ids from the root to the winner (proposals; else empty)
+  {
+    std::size_t accepted = 0, refused = 0;
+    for (const auto& p : s.proposals) accepted += p.status == ProposalStatus::accepted, refused += p.status == ProposalStatus::refused;
+    j["proposals"] = {{"accepted", accepted}, {"refused", refused}};
+  }
   j["best_verified"] = s.best_verified;
   j["best_confirmed"] = s.best_confirmed;
   // One word for scripts: what the headline rests on.

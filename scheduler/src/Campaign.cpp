@@ -30,9 +30,12 @@
 #include "flotilla/results/Store.h"
 #include "flotilla/scheduler/Ingest.h"
 #include "flotilla/scheduler/Planning.h"
+#include "flotilla/scheduler/Proposals.h"
 #include "flotilla/search/Strategy.h"
 #include "BuildInputs.h"
 #include "BuildStage.h"
+#include "ProposalContext.h"
+#include "ProposeStage.h"
 #include "Progress.h"
 #include "Provenance.h"
 #include "SuiteStage.h"
@@ -54,7 +57,7 @@ class CampaignRunner {
   CampaignRunner(const Settings& s, const RunOptions& o, std::ostream& out, std::ostream& err)
       : m_s(s), m_o(o), m_out(out), m_err(err), m_progress(err, o.live_progress), m_suite(s, o.path_prepend, [this](std::int64_t id) {
           return task_values(id, results::TrialKind::evaluate, 0);
-        }), m_builds(s, build_backend_factory(s, o)) {
+        }), m_builds(s, build_backend_factory(s, o)), m_propose(s, o.path_prepend) {
     jobs::SlurmResources slurm{.client = s.slurm.client, .shape = s.slurm.explore,
                                .stages = {{"explore", s.slurm.explore}, {"evaluate", s.slurm.evaluate}},
                                .workdir = s.slurm.jobs_dir, .job_prefix = s.name, .max_attempts = s.max_attempts,
@@ -201,6 +204,7 @@ class CampaignRunner {
             m_s.results.string(), *change));
       m_candidates = m_store->candidates();
       m_trials = m_store->trials();
+      m_proposals = m_store->proposals();
       for (const auto& e : m_store->estimates()) m_estimated.insert({e.candidate, e.repeats});
       for (const auto& e : m_store->events())
         if ((e.kind == "verified" || e.kind == "rolled_back") && e.detail.starts_with("candidate "))
@@ -256,9 +260,12 @@ class CampaignRunner {
     // campaign resumed on another commit or compiler says so in its summary.
     m_store->add_event({now_seconds(), "provenance",
                         results::provenance_detail(probe_provenance(m_s, {m_s.build_command, m_s.explore_command, m_s.evaluate_command}))});
-    // Replay: the strategy learns every recorded candidate, in the order they were proposed.
+    if (m_propose.active()) m_propose.trees().remove_stale();
+    // Replay: the strategy learns every recorded candidate it could have proposed, in order (a
+    // proposal's candidate is a code change: its value says nothing of the plain code's space).
     auto summary = summarize();
-    for (const auto& c : summary.candidates) tell(c);
+    for (const auto& c : summary.candidates)
+      if (!proposal_of(c.record)) tell(c);
     if (m_candidates.empty() && m_s.baseline)
       add_candidates(0, {m_s.space.parse_configuration(*m_s.baseline)}, "baseline");
     m_suite.set_reference(&*m_store, baseline_id());
@@ -288,32 +295,179 @@ class CampaignRunner {
     }
   }
 
-  results::CampaignSummary summarize() const { return results::summarize(m_store->campaign(), m_candidates, m_trials); }
+  results::CampaignSummary summarize() const {
+    return results::summarize(m_store->campaign(), m_candidates, m_trials, m_proposals);
+  }
 
+  // Declared candidates (search.budget counts them): the baseline and proposals are not.
   std::size_t explored_count() const {
-    return static_cast<std::size_t>(std::count_if(m_candidates.begin(), m_candidates.end(),
-                                                  [](const auto& c) { return c.origin != "baseline"; }));
+    return static_cast<std::size_t>(std::count_if(m_candidates.begin(), m_candidates.end(), [](const auto& c) {
+      return c.origin != "baseline" && !proposal_of(c);
+    }));
   }
 
   void add_candidates(int round, const std::vector<search::Configuration>& configs, const std::string& origin) {
     // One flush for the batch, before any of its tasks reaches a backend: a crash before the
     // commit loses only candidates that nothing has run for, and a resumed campaign asks again.
     results::Store::Group group(*m_store);
-    for (const auto& config : configs) {
-      results::CandidateRecord record{.id = static_cast<std::int64_t>(m_candidates.size()), .round = round,
-                                      .config = m_s.space.to_text(config), .origin = origin};
-      m_store->add_candidate(record);
-      m_candidates.push_back(record);
-      m_configs.push_back(config);
-    }
+    for (const auto& config : configs) add_candidate(round, config, origin);
     m_store->add_event({now_seconds(), "batch_proposed", fmt::format("round {}: {} candidates ({})", round,
                                                                      configs.size(), origin)});
     group.commit();
   }
 
+  void add_candidate(int round, const search::Configuration& config, const std::string& origin) {
+    results::CandidateRecord record{.id = static_cast<std::int64_t>(m_candidates.size()), .round = round,
+                                    .config = m_s.space.to_text(config), .origin = origin};
+    m_store->add_candidate(record);
+    m_candidates.push_back(record);
+    m_configs.push_back(config);
+  }
+
+  // --- proposals (docs/propose.md) ----------------------------------------------------------
+
+  bool round_answered(int round) const {
+    return std::any_of(m_proposals.begin(), m_proposals.end(), [&](const auto& p) {
+      return p.status == results::ProposalStatus::answered && p.round == round;
+    });
+  }
+
+  // Accepted proposals of `round` whose candidate a killed run did not record: their candidates
+  // now, so an accepted proposal is never lost (and never added twice: origins are checked).
+  void complete_proposals(int round) {
+    std::set<std::int64_t> have;
+    for (const auto& c : m_candidates)
+      if (auto p = proposal_of(c)) have.insert(*p);
+    std::vector<const results::ProposalRecord*> missing;
+    for (const auto& p : m_proposals)
+      if (p.round == round && p.status == results::ProposalStatus::accepted && !have.contains(p.id)) missing.push_back(&p);
+    if (missing.empty()) return;
+    results::Store::Group group(*m_store);
+    for (const auto* p : missing) {
+      // The configuration is the parent's, with the proposal's parameters: judged when accepted.
+      const auto config = m_s.space.parse_configuration(accepted_config(*p));
+      add_candidate(round, config, fmt::format("proposal {}", p->id));
+    }
+    m_store->add_event({now_seconds(), "proposals_completed",
+                        fmt::format("round {}: {} accepted proposals got the candidates a stopped run had not recorded",
+                                    round, missing.size())});
+    group.commit();
+  }
+
+  // An accepted proposal's configuration: its rationale's parameters were applied to its parent's
+  // configuration when it was judged, and the journal keeps the result in the reason field.
+  std::string accepted_config(const results::ProposalRecord& p) const {
+    constexpr std::string_view kPrefix = "configuration: ";
+    if (p.reason.starts_with(kPrefix)) return p.reason.substr(kPrefix.size());
+    return m_candidates.at(static_cast<std::size_t>(p.parent)).config;
+  }
+
+  // A candidate's tree: [propose] tree with its chain of patches applied (Trees.h).
+  std::filesystem::path tree_of(std::int64_t id) const {
+    return m_propose.trees().ensure(chain_of(id, m_candidates, m_proposals), m_proposals);
+  }
+
+  // The per-test view a proposer reads of each candidate it is shown.
+  std::map<std::int64_t, ContextTests> context_tests(const std::vector<std::int64_t>& ids) const {
+    std::map<std::int64_t, ContextTests> out;
+    const auto reference = baseline_id();
+    std::optional<results::CandidateTests> base;
+    std::optional<results::TestSuite> base_suite;
+    if (reference) base = m_store->test_results(*reference);
+    if (base) base_suite = m_store->test_suite(base->suite);
+    for (auto id : ids) {
+      if (out.contains(id)) continue;
+      auto tests = m_store->test_results(id);
+      if (!tests) continue;
+      const auto suite = m_store->test_suite(tests->suite);
+      ContextTests view;
+      const auto sum = results::summarize(tests->outcomes);
+      view.passed = sum.pass;
+      view.total = sum.total;
+      for (std::size_t i = 0; i < tests->outcomes.size() && view.failing.size() < kContextFailingTests; ++i)
+        if (results::effective_outcome(tests->outcomes[i]) != results::TestOutcome::pass &&
+            results::effective_outcome(tests->outcomes[i]) != results::TestOutcome::skip)
+          view.failing.push_back(suite.names.at(i));
+      if (base && base_suite && id != *reference) {
+        const auto diff = results::diff_outcomes(*base_suite, base->outcomes, suite, tests->outcomes);
+        for (auto i : diff.fixes)
+          if (view.fixed.size() < kContextFailingTests) view.fixed.push_back(suite.names.at(static_cast<std::size_t>(i)));
+        for (auto i : diff.regressions)
+          if (view.broken.size() < kContextFailingTests) view.broken.push_back(suite.names.at(static_cast<std::size_t>(i)));
+      }
+      out.emplace(id, std::move(view));
+    }
+    return out;
+  }
+
+  // Runs the proposers for a fresh round and records, in one flush, what they proposed (accepted
+  // and refused), the candidates of the accepted ones after the round's declared `configs`, and
+  // each proposer's `answered` row.
+  void propose(int round, const results::CampaignSummary& summary, const std::vector<search::Configuration>& configs,
+               bool declared_spent) {
+    const int made = proposals_made(m_proposals);
+    const auto best = resolve_parent("best", summary).id;
+    const auto plain = m_propose.trees().ensure({}, m_proposals);
+    const auto best_tree = best ? tree_of(*best) : plain;
+    std::vector<std::int64_t> shown;
+    if (best) shown.push_back(*best);
+    if (auto base = baseline_id()) shown.push_back(*base);
+    for (auto index : summary.ranking())
+      if (shown.size() < kContextOthers + 2) shown.push_back(summary.candidates[index].record.id);
+    for (const auto& c : m_candidates)
+      if (c.round >= round - 2) shown.push_back(c.id);
+    const auto tests = context_tests(shown);
+    const int left = std::max(0, m_s.propose.budget - made);
+    const auto declared_left = declared_spent ? 0 : static_cast<int>(m_s.budget - std::min(m_s.budget, explored_count()));
+    const int stall = rounds_without_gain(summary, round);
+    std::vector<int> indices;
+    for (int i = 0; i < m_s.propose.parallel; ++i)
+      if (!answered(m_proposals, round, i) && !retired(m_proposals, i)) indices.push_back(i);
+    m_progress.update(progress(round, "propose"));
+    const auto runs = m_propose.run(
+        round, indices,
+        [&](int index) {
+          ContextInputs in{.settings = m_s, .summary = summary, .candidates = m_candidates, .trials = m_trials,
+                           .proposals = m_proposals, .round = round, .index = index, .seed = m_propose.seed(round, index),
+                           .out = m_propose.folder() / fmt::format("r{}", round) / fmt::format("out{}", index),
+                           .plain_tree = plain, .best_tree = best_tree, .best = best, .tests = tests,
+                           .proposals_left = left, .declared_left = declared_left, .rounds_without_gain = stall};
+          return proposal_context(in).dump(2);
+        },
+        [this] { return g_stop || stop_requested(); });
+    if (g_stop || stop_requested()) obey_stop();  // nothing they wrote counts: asked again on resume
+    auto judged = m_propose.judge(round, runs, summary, m_candidates, m_proposals, made);
+    results::Store::Group group(*m_store);
+    std::vector<std::int64_t> ids(judged.records.size());
+    for (const auto& a : judged.accepted)  // the configuration an accepted proposal's candidate gets
+      judged.records[a.record].reason = "configuration: " + a.config;
+    for (std::size_t i = 0; i < judged.records.size(); ++i) {
+      ids[i] = m_store->add_proposal(judged.records[i]);
+      judged.records[i].id = ids[i];
+      m_proposals.push_back(judged.records[i]);
+    }
+    for (const auto& config : configs) add_candidate(round, config, std::string(m_strategy->name()));
+    for (const auto& a : judged.accepted)
+      add_candidate(round, m_s.space.parse_configuration(a.config), fmt::format("proposal {}", ids[a.record]));
+    std::vector<std::string> said;
+    for (const auto& r : judged.records)
+      if (r.status == results::ProposalStatus::answered) said.push_back(fmt::format("proposer {}: {}", r.proposer, r.reason));
+    m_store->add_event({now_seconds(), "proposals", fmt::format("round {}: {}", round, fmt::join(said, "; "))});
+    if (!configs.empty())
+      m_store->add_event({now_seconds(), "batch_proposed",
+                          fmt::format("round {}: {} candidates ({})", round, configs.size(), m_strategy->name())});
+    group.commit();
+    for (const auto& line : said) m_progress.note(fmt::format("round {}: {}", round, line));
+    for (const auto& r : judged.records)
+      if (r.status == results::ProposalStatus::refused)
+        m_progress.note(fmt::format("round {}: proposal '{}' refused: {}", round, r.name.empty() ? "-" : r.name, r.reason));
+  }
+
   // Runs one round; returns a non-empty reason when the campaign is over.
   std::string run_round(int round) {
+    if (m_propose.active()) complete_proposals(round);
     auto ids = round_ids(round);
+    if (ids.empty() && m_propose.active() && round_answered(round)) return {};  // answered with nothing to run
     if (ids.empty()) {
       auto summary = summarize();
       std::optional<double> best;
@@ -322,6 +476,7 @@ class CampaignRunner {
         if (auto failure = baseline_failure(summary))
           return fmt::format("stopped: {}; intent.on_baseline_failure = continue searches anyway", *failure);
       auto reason = stop_reason(m_s, explored_count(), best);
+      const bool target = reason && m_s.target && reason->starts_with("target");
       std::vector<search::Configuration> configs;
       if (!reason) {
         configs = m_strategy->ask(std::min(m_s.batch, m_s.budget - explored_count()));
@@ -330,7 +485,7 @@ class CampaignRunner {
       }
       // A campaign never ends on a pick measured below full fidelity (a target is reached only
       // at full fidelity, so it needs none).
-      if (reason && !(m_s.target && reason->starts_with("target"))) {
+      if (reason && !target) {
         if (auto twin = full_fidelity_twin(summary)) {
           m_progress.note(fmt::format("measuring the best screened candidate at full fidelity: {}",
                                       m_s.space.to_text(*twin)));
@@ -339,9 +494,23 @@ class CampaignRunner {
           reason.reset();
         }
       }
-      if (reason) return *reason;
-      if (!configs.empty()) add_candidates(round, configs, std::string(m_strategy->name()));
+      // Proposers (docs/propose.md): they add code candidates while their budget lasts, and
+      // once the declared candidates are spent they are what the campaign goes on with.
+      const int made = proposals_made(m_proposals);
+      int retired_now = 0;
+      for (int i = 0; i < m_s.propose.parallel; ++i) retired_now += retired(m_proposals, i);
+      const bool proposing = !target && m_propose.active() && made < m_s.propose.budget &&
+                             retired_now < m_s.propose.parallel &&
+                             proposer_runs(m_s.propose, reason.has_value(), rounds_without_gain(summary, round));
+      if (reason && !proposing) {
+        if (!m_propose.active() || target) return *reason;
+        return fmt::format("{}; {} proposals made (propose.budget {}){}", *reason, made, m_s.propose.budget,
+                           retired_now == m_s.propose.parallel ? ", and the proposers are done" : "");
+      }
+      if (proposing) propose(round, summary, configs, reason.has_value());
+      else if (!configs.empty()) add_candidates(round, configs, std::string(m_strategy->name()));
       ids = round_ids(round);
+      if (ids.empty()) return {};  // the proposers' answers were all refused: the next round asks again
     }
     run_builds(round, ids);
     // gate = all on Slurm: the round's evaluations do not depend on the explore results, so they
@@ -366,7 +535,7 @@ class CampaignRunner {
     std::vector<results::CandidateSummary> in_round;
     for (auto id : ids) {
       in_round.push_back(summary.candidates[static_cast<std::size_t>(id)]);
-      tell(in_round.back());
+      if (!proposal_of(in_round.back().record)) tell(in_round.back());
     }
     if (m_s.evaluate_command.empty()) {
       confirm_round(round);
@@ -632,7 +801,7 @@ class CampaignRunner {
         m_store->add_event({now_seconds(), "rolled_back", fmt::format("candidate {}: {}", id, c.reason)});
         // The replay on resume told the strategy of rollbacks already recorded; only one this
         // run saw happen is news to it.
-        if (m_ran_evaluate.contains(id))
+        if (m_ran_evaluate.contains(id) && !proposal_of(m_candidates[static_cast<std::size_t>(id)]))
           m_strategy->tell(m_configs[static_cast<std::size_t>(id)], search::Failure::verification);
       }
     }
@@ -698,12 +867,14 @@ class CampaignRunner {
     throw Interrupted{};
   }
 
-  // The candidate's parameter values, as the build key names them.
+  // The candidate's parameter values, as the build key names them, and its source tree (its
+  // chain of patches is part of what it is).
   std::map<std::string, std::string, std::less<>> parameter_values(std::int64_t id) const {
     std::map<std::string, std::string, std::less<>> values;
     const auto& config = m_configs[static_cast<std::size_t>(id)];
     for (std::size_t i = 0; i < config.size(); ++i)
       values[m_s.space.parameters()[i].name] = m_s.space.parameters()[i].format(config[i]);
+    if (!m_s.propose.tree.empty()) values["tree"] = tree_of(id).string();
     return values;
   }
 
@@ -984,7 +1155,8 @@ class CampaignRunner {
 
   ProgressState progress(int round, const char* phase) const {
     ProgressState p{.round = round, .phase = phase, .finished_before_run = m_finished_before_run,
-                    .budget = m_s.budget, .running = m_backend->running(), .queued = m_backend->queued(),
+                    .budget = m_s.budget + (m_propose.active() ? static_cast<std::size_t>(m_s.propose.budget) : 0),
+                    .running = m_backend->running(), .queued = m_backend->queued(),
                     .objective = m_s.objective, .jobs = m_backend->jobs_overview()};
     fill_from_summary(p, summarize());
     return p;
@@ -993,6 +1165,7 @@ class CampaignRunner {
   int report(const std::string& stop, double seconds) {
     auto summary = summarize();
     summary.provenance = results::provenance_of(m_store->events());
+    results::add_proposals(summary, m_candidates, m_proposals);
     // The report quotes task output (reasons, test names, a failed baseline's reason in `stop`):
     // shown escaped, so none of it can drive the terminal (Printable.h).
     m_out << results::printable(
@@ -1031,6 +1204,8 @@ class CampaignRunner {
   std::vector<jobs::TaskResult> m_held;     // speculative evaluations whose exploration is not in yet
   SuiteStage m_suite;                       // per-test outcomes and the test gate (evaluate.suite)
   BuildStage m_builds;                      // builds once per build key (build.command)
+  mutable ProposeStage m_propose;           // proposers and candidates' trees ([propose]); trees are made on demand
+  std::vector<results::ProposalRecord> m_proposals;  // the proposal journal, as recorded
 };
 
 }  // namespace

@@ -177,30 +177,6 @@ ParentChoice resolve_parent(std::string_view wanted, const results::CampaignSumm
   return {c.record.id, {}};
 }
 
-std::optional<std::int64_t> proposal_of(const results::CandidateRecord& candidate) {
-  constexpr std::string_view kPrefix = "proposal ";
-  if (!candidate.origin.starts_with(kPrefix)) return std::nullopt;
-  std::int64_t id = -1;
-  const auto text = std::string_view(candidate.origin).substr(kPrefix.size());
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
-  if (ec != std::errc{} || end != text.data() + text.size() || id < 0) return std::nullopt;
-  return id;
-}
-
-std::vector<std::int64_t> chain_of(std::int64_t candidate, const std::vector<results::CandidateRecord>& candidates,
-                                   const std::vector<results::ProposalRecord>& proposals) {
-  std::vector<std::int64_t> chain;
-  std::set<std::int64_t> visited;  // a damaged file cannot make it loop
-  for (std::int64_t id = candidate; id >= 0 && static_cast<std::size_t>(id) < candidates.size();) {
-    const auto proposal = proposal_of(candidates[static_cast<std::size_t>(id)]);
-    if (!proposal || static_cast<std::size_t>(*proposal) >= proposals.size() || !visited.insert(id).second) break;
-    chain.push_back(*proposal);
-    id = proposals[static_cast<std::size_t>(*proposal)].parent;
-  }
-  std::reverse(chain.begin(), chain.end());
-  return chain;
-}
-
 std::string chain_key(const std::vector<std::int64_t>& chain, const std::vector<results::ProposalRecord>& proposals) {
   std::uint64_t hash = kFnvBasis;
   for (auto id : chain) hash = fnv(hash, fmt::format("{:016x}\n", proposals.at(static_cast<std::size_t>(id)).hash));
@@ -242,6 +218,12 @@ int proposals_made(const std::vector<results::ProposalRecord>& proposals) {
 bool answered(const std::vector<results::ProposalRecord>& proposals, int round, int index) {
   return std::any_of(proposals.begin(), proposals.end(), [&](const auto& p) {
     return p.status == results::ProposalStatus::answered && p.round == round && p.proposer == index;
+  });
+}
+
+bool retired(const std::vector<results::ProposalRecord>& proposals, int index) {
+  return std::any_of(proposals.begin(), proposals.end(), [&](const auto& p) {
+    return p.status == results::ProposalStatus::answered && p.proposer == index && p.name == "done";
   });
 }
 

@@ -140,6 +140,12 @@ std::vector<ProposerRun> ProposeStage::run(int round, const std::vector<int>& in
       entries.push_back(it->path());
     std::sort(entries.begin(), entries.end());
     for (const auto& path : entries) {
+      if (path.filename() == "done") {  // the proposer has nothing more to propose
+        auto file = read_out_file(path, 4096);
+        run.done = file.problem.empty() ? file.content : std::string();
+        while (run.done && !run.done->empty() && (run.done->back() == '\n' || run.done->back() == ' ')) run.done->pop_back();
+        continue;
+      }
       if (run.files.size() == kMaxProposalFiles) {
         run.files.push_back({.name = "...", .problem = fmt::format("{} files more than the {} a run may write: not read",
                                                                    entries.size() - kMaxProposalFiles, kMaxProposalFiles)});
@@ -194,7 +200,8 @@ Judgement ProposeStage::judge(int round, const std::vector<ProposerRun>& runs, c
       }
       for (const auto& [name, meta] : metas)
         if (!patches.contains(name)) refuse(run.index, name, fmt::format("'{}.json' has no {}.patch beside it", name, name));
-      if (patches.empty() && j.records.size() == first) refuse(run.index, "", "the proposer wrote no proposal (NAME.patch) into {out}");
+      if (patches.empty() && j.records.size() == first && !run.done)
+        refuse(run.index, "", "the proposer wrote no proposal (NAME.patch) into {out}");
       for (const auto& [name, file] : patches) {
         const std::string& patch = file->content;
         if (made >= m_s.propose.budget) {
@@ -278,9 +285,13 @@ Judgement ProposeStage::judge(int round, const std::vector<ProposerRun>& runs, c
     const auto count = j.records.size() - first;
     const auto taken = std::count_if(j.records.begin() + static_cast<std::ptrdiff_t>(first), j.records.end(),
                                      [](const auto& r) { return r.status == results::ProposalStatus::accepted; });
+    // An answer that says `done` retires the proposer: it is not run again (name "done").
     j.records.push_back({.round = round, .proposer = run.index, .status = results::ProposalStatus::answered,
-                         .reason = fmt::format("{} proposal{}: {} accepted, {} refused", count, count == 1 ? "" : "s",
-                                               taken, count - static_cast<std::size_t>(taken)),
+                         .name = run.done ? "done" : "",
+                         .reason = fmt::format("{} proposal{}: {} accepted, {} refused{}", count, count == 1 ? "" : "s",
+                                               taken, count - static_cast<std::size_t>(taken),
+                                               run.done ? "; done" + (run.done->empty() ? "" : ": " + *run.done)
+                                                        : std::string()),
                          .time = time});
   }
   return j;

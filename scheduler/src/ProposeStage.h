@@ -35,6 +35,7 @@ struct ProposerRun {
   };
   std::vector<File> files;
   std::string tree_changed;  // the trees it was given to read that it changed ("" when none)
+  std::optional<std::string> done;  // it wrote {out}/done: it has nothing more to propose (why)
 };
 
 // A proposal accepted by judge(): its record, and the configuration its candidate gets.

@@ -32,9 +32,12 @@ LoadedCampaign load_campaign(const std::string& path, bool json) {
   // (SWMR), every trial read here finds its candidate in the candidates read after it.
   c.trials = store.trials();
   auto candidates = store.candidates();
+  // After the candidates: a proposal is written before the candidate it becomes.
+  c.proposals = store.proposals();
   c.events = store.events();
-  c.summary = results::summarize(store.campaign(), candidates, c.trials);
+  c.summary = results::summarize(store.campaign(), candidates, c.trials, c.proposals);
   c.summary.provenance = results::provenance_of(c.events);
+  results::add_proposals(c.summary, candidates, c.proposals);
   c.run = results::run_status(c.events, c.summary, results::has_live_writer(path));
   if (!json && !c.run.complete()) std::cerr << results::printable(fmt::format("note: {}: {}\n", path, c.run.note()));
   return c;
@@ -67,6 +70,11 @@ nlohmann::json candidate_json(const results::CandidateSummary& c) {
                       {"shards_done", c.shards_done},
                       {"shards_passed", c.shards_passed}};
   if (!c.reason.empty()) j["reason"] = c.reason;
+  if (!c.proposal.empty()) {
+    j["proposal"] = c.proposal;
+    j["chain"] = c.chain;
+    j["parent"] = c.parent;
+  }
   return j;
 }
 

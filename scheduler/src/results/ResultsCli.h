@@ -45,6 +45,7 @@ extern const Subcommand kCompare, kPareto, kParams;  // AnalysisCommands.cpp
 extern const Subcommand kExport;                     // ExportCommand.cpp
 extern const Subcommand kPlot;                       // PlotCommand.cpp
 extern const Subcommand kTests;                      // TestsCommand.cpp
+extern const Subcommand kProposals;                  // ProposalsCommand.cpp
 
 // One campaign file, read once: summary, raw trials and events, and whether it finished.
 struct LoadedCampaign {
@@ -52,6 +53,7 @@ struct LoadedCampaign {
   results::CampaignSummary summary;
   std::vector<results::TrialRecord> trials;
   std::vector<results::EventRecord> events;
+  std::vector<results::ProposalRecord> proposals;  // with their patch texts (docs/propose.md)
   results::RunStatus run;
 };
 

@@ -72,6 +72,11 @@ struct CandidateSummary {
   std::map<std::string, double> metrics;  // median of each metric over the explore repeats
   std::optional<ConfirmationSummary> confirmation;
   int confirm_runs = 0;                    // runs its confirmation took (2 per pair)
+  // Written by a proposer (Lineage.h): its proposal's name, and the names of its chain of
+  // patches root first (its own last); empty for the baseline and declared candidates.
+  std::string proposal;
+  std::vector<std::string> chain;
+  std::int64_t parent = -1;               // the candidate its proposal built on
   bool confirmed_faster() const {
     return confirmation && confirmation->result.verdict == stats::Verdict::faster;
   }
@@ -123,6 +128,11 @@ struct CampaignSummary {
   std::vector<std::size_t> front;
   std::vector<std::size_t> eligible_front;  // the front of the eligible candidates, the pick among them
   PickRule pick;
+  // The proposal journal (docs/propose.md): every proposal, accepted or refused, and each
+  // proposer's answer; its patch and rationale texts are left out here.
+  std::vector<ProposalRecord> proposals;
+  // The winner's lineage when a proposer wrote it: candidate ids from the root to the winner.
+  std::vector<std::int64_t> lineage;
   std::size_t count(CandidateStatus status) const;
   std::size_t confirmed_count(stats::Verdict verdict) const;
   // Candidates with an objective, best first (verified and explored; rolled-back excluded).
@@ -137,7 +147,15 @@ std::string_view failure_kind(const TrialRecord& trial);
 std::string first_error_line(const TrialRecord& trial);
 
 CampaignSummary summarize(const CampaignInfo& campaign, const std::vector<CandidateRecord>& candidates,
-                          const std::vector<TrialRecord>& trials);
+                          const std::vector<TrialRecord>& trials, const std::vector<ProposalRecord>& proposals = {});
+
+// The journal and the winner's lineage (summary.proposals, summary.lineage), patch texts left out.
+void add_proposals(CampaignSummary& summary, const std::vector<CandidateRecord>& candidates,
+                   std::vector<ProposalRecord> proposals);
+
+// "interchange+row_pointers opt=1" for a proposer's candidate (its chain, then its parameters);
+// the configuration alone otherwise.
+std::string candidate_label(const CandidateSummary& candidate);
 CampaignSummary summarize(const Store& store);
 
 std::string summary_text(const CampaignSummary& summary, std::size_t top_k);

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "flotilla/results/Analysis.h"
+#include "flotilla/results/Lineage.h"
 #include "flotilla/results/Store.h"
 #include "flotilla/scheduler/Settings.h"
 
@@ -60,13 +61,8 @@ struct ParentChoice {
 };
 ParentChoice resolve_parent(std::string_view wanted, const results::CampaignSummary& summary);
 
-// The proposals a candidate's tree applies, root first: its parent's chain and its own patch
-// (a candidate whose origin is "proposal ID"); empty for the baseline and declared candidates.
-// `proposals` are the store's, by id.
-std::vector<std::int64_t> chain_of(std::int64_t candidate, const std::vector<results::CandidateRecord>& candidates,
-                                   const std::vector<results::ProposalRecord>& proposals);
-// The proposal id in a candidate's origin ("proposal 12" -> 12), or nullopt.
-std::optional<std::int64_t> proposal_of(const results::CandidateRecord& candidate);
+using results::chain_of;     // Lineage.h: a candidate's chain of proposals, root first
+using results::proposal_of;  // Lineage.h: the proposal a candidate is, from its origin
 // A chain's key (hex FNV-1a of its proposals' content hashes): names its tree's folder.
 std::string chain_key(const std::vector<std::int64_t>& chain, const std::vector<results::ProposalRecord>& proposals);
 
@@ -89,5 +85,8 @@ int proposals_made(const std::vector<results::ProposalRecord>& proposals);
 
 // Whether proposer `index` answered `round` (its `answered` row is recorded).
 bool answered(const std::vector<results::ProposalRecord>& proposals, int round, int index);
+
+// Whether proposer `index` said it is done (an answered row named "done"): it is not run again.
+bool retired(const std::vector<results::ProposalRecord>& proposals, int index);
 
 }  // namespace flotilla::scheduler

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -65,6 +66,15 @@ struct Settings {
   bool staged = false;
   double stage_threshold = 0.03;
   std::vector<Component> components;     // [intent] component, in file order
+  // Set by StagedRun for each stage's campaign: what a proposer is told of the stage.
+  struct StageInfo {
+    int index = 0;
+    std::string component, share_metric;
+    std::vector<std::string> params;
+    double share = 0;                          // the component's share of the profile
+    std::map<std::string, double> profile;     // every component's share
+  };
+  std::optional<StageInfo> stage;
 
   search::Space space;
 
