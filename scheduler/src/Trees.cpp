@@ -24,7 +24,7 @@ std::string symlink_on_the_way(const fs::path& tree, const std::string& relative
     at /= part;
     struct stat info {};
     if (::lstat(at.c_str(), &info) != 0) return {};  // not there (yet): nothing to follow
-    if (S_ISLNK(info.st_mode)) return fs::relative(at, tree).string();
+    if (S_ISLNK(info.st_mode)) return at.lexically_relative(tree).string();
   }
   return {};
 }
