@@ -124,8 +124,18 @@ std::vector<ProposerRun> ProposeStage::run(int round, const std::vector<int>& in
   }
   std::vector<ProposerRun> runs;
   std::string changed;
-  for (const auto& [tree, before] : watched)
-    if (digest_or_empty(tree) != before) changed += (changed.empty() ? "" : ", ") + tree.string();
+  for (const auto& [tree, before] : watched) {
+    if (digest_or_empty(tree) == before) continue;
+    if (tree == m_trees.root()) {
+      // The copies it was given to read: made again from the source tree when next needed.
+      std::error_code ignored;
+      fs::remove_all(tree, ignored);
+      changed += (changed.empty() ? "" : ", ") + tree.string() + " (the copies are made again)";
+    } else {
+      changed += (changed.empty() ? "" : ", ") + tree.string() +
+                 " ([propose] tree: restore it, or the campaign cannot be resumed)";
+    }
+  }
   for (int index : indices) {
     ProposerRun run{.index = index, .tree_changed = changed};
     const auto& r = ended.at(index);
