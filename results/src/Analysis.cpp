@@ -153,7 +153,10 @@ CandidateSummary summarize_candidate(const CandidateRecord& candidate, const std
     s.reason = first_error_line(*builds.rbegin()->second);
     return s;
   }
-  summarize_explore(s, latest(trials, TrialKind::explore), campaign.repeats, campaign.confirm_confidence);
+  if (campaign.repeats > 0)
+    summarize_explore(s, latest(trials, TrialKind::explore), campaign.repeats, campaign.confirm_confidence);
+  else
+    s.status = CandidateStatus::explored;  // nothing to explore: its objective comes from its tests
   if (s.status == CandidateStatus::explored && below_full_fidelity(candidate, campaign)) {
     s.status = CandidateStatus::screened;
     return s;
@@ -175,6 +178,11 @@ CandidateSummary summarize_candidate(const CandidateRecord& candidate, const std
   }
   if (s.shards_passed == required) s.status = CandidateStatus::verified;
   else if (s.shards_done > s.shards_passed) s.status = CandidateStatus::rolled_back;
+  // intent.objective = tests.passed or tests.GROUP (docs/propose.md): the suite's verdict says it.
+  if (is_tests_objective(campaign.objective))
+    if (const auto verdicts = latest(trials, TrialKind::evaluate); verdicts.contains(shards))
+      for (const auto& m : verdicts.at(shards)->metrics)
+        if (m.name == campaign.objective && std::isfinite(m.value)) s.objective = m.value;
   return s;
 }
 

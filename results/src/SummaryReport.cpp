@@ -102,9 +102,11 @@ std::string lineage_line(const CampaignSummary& s) {
                                           : c.proposal;
     if (c.confirmed_faster()) name += fmt::format(" ({:.3g}x)", c.confirmation->result.ratio);
     else if (c.confirmation) name += fmt::format(" ({})", verdict_cell(c));
+    else if (!s.confirming && c.objective) name += fmt::format(" ({:.4g})", *c.objective);
     steps.push_back(std::move(name));
   }
-  return fmt::format("lineage    {}   (each step's confirmed speed-up over the baseline)\n", fmt::join(steps, " → "));
+  return fmt::format("lineage    {}   (each step's {})\n", fmt::join(steps, " → "),
+                     s.confirming ? "confirmed speed-up over the baseline" : s.campaign.objective);
 }
 
 // How the proposers did (docs/propose.md).
@@ -168,6 +170,9 @@ std::string best_line(const CampaignSummary& s) {
     what += s.confirming ? "; the baseline itself: nothing is confirmed faster" : ", the baseline itself: nothing verified beats it";
   else if (s.best_confirmed)
     what += "; " + confirmation_text(*b.confirmation);
+  else if (is_tests_objective(info.objective) && s.baseline && s.candidates[*s.baseline].objective && b.objective)
+    what += fmt::format(", {:+g} against the baseline's {:g}: counted from its tests",
+                        *b.objective - *s.candidates[*s.baseline].objective, *s.candidates[*s.baseline].objective);
   else if (auto g = gain(s))
     what += fmt::format(", {:.2f}x baseline by median (not confirmed: confirmation is off)", *g);
   return fmt::format("best       {} {} ({})   {}\n", info.objective, objective_text(b), what, candidate_label(b));

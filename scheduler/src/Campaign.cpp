@@ -535,7 +535,8 @@ class CampaignRunner {
     std::vector<results::CandidateSummary> in_round;
     for (auto id : ids) {
       in_round.push_back(summary.candidates[static_cast<std::size_t>(id)]);
-      if (!proposal_of(in_round.back().record)) tell(in_round.back());
+      // An objective counted from tests is known once the candidate is evaluated: told then.
+      if (!proposal_of(in_round.back().record) && !m_s.tests_objective()) tell(in_round.back());
     }
     if (m_s.evaluate_command.empty()) {
       confirm_round(round);
@@ -546,7 +547,7 @@ class CampaignRunner {
       record_decisions(ids);
     }
     for (const auto& c : in_round)
-      if (c.record.origin == "baseline" && c.objective) evaluate(round, {c.record.id});
+      if (c.record.origin == "baseline" && (c.objective || m_s.tests_objective())) evaluate(round, {c.record.id});
     // An evaluation a killed run started is finished, whatever the gate says now: the gate
     // may have moved (a better incumbent), but a candidate is never left half-verified.
     std::vector<std::int64_t> started;
@@ -577,6 +578,11 @@ class CampaignRunner {
       evaluate(round, chosen);
     }
     record_decisions(ids);  // a decision a killed run recorded no event for
+    if (m_s.tests_objective()) {
+      const auto evaluated = summarize_ids(ids);
+      for (const auto& c : evaluated)
+        if (!proposal_of(c.record) && c.status == results::CandidateStatus::verified) tell(c);
+    }
     confirm_round(round);
     return {};
   }
@@ -667,6 +673,7 @@ class CampaignRunner {
   // Racing (Planning.h, more_repeats): waves of `repeats` more repeats for the candidates whose interval
   // still contains the incumbent's objective, until none does or they reach max_repeats.
   void run_adaptive_repeats(int round, const std::vector<std::int64_t>& ids) {
+    if (m_s.repeats == 0) return;  // nothing is explored (an objective counted from tests)
     for (;;) {
       const auto summary = summarize();
       std::vector<results::CandidateSummary> in_round;

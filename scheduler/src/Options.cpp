@@ -64,7 +64,9 @@ const std::vector<OptionDecl>& option_table() {
       {"build.dir", "", false, false,
        "where the build folders go (default: RESULTS.builds beside the results file); on Slurm it must be on a file "
        "system the nodes share"},
-      {"explore.command", "", true, false, "benchmark command; {param} is replaced by its value"},
+      {"explore.command", "", false, false,
+       "benchmark command; {param} is replaced by its value (required, unless intent.objective is counted from the "
+       "evaluate stage's tests: tests.passed or tests.GROUP)"},
       {"explore.env", "", false, true,
        "NAME=VALUE set in the benchmark's environment; VALUE is a template like the command's ({param}); no shell "
        "(repeatable)"},

@@ -62,6 +62,10 @@ std::vector<std::int64_t> next_evaluations(const std::vector<results::CandidateS
   if (gate.kind == Gate::Kind::all) {
     for (const auto* c : ranked)
       if (c->status == CandidateStatus::explored) ids.push_back(c->record.id);
+    // An objective counted from tests is known only after the evaluation: every candidate goes.
+    for (const auto& c : round)
+      if (!c.objective && c.status == CandidateStatus::explored && c.record.origin != "baseline")
+        ids.push_back(c.record.id);
     return ids;
   }
   auto verified = std::count_if(ranked.begin(), ranked.end(),

@@ -810,6 +810,14 @@ results::TrialRecord SuiteStage::verdict(results::Store& store, std::int64_t can
                  {"tests_regressions", static_cast<double>(diff.regression_count())},
                  {"tests_fixes", static_cast<double>(diff.fixes.size())}};
     if (!m_s.suite_no_drop.empty()) v.metrics.push_back({"tests_fewer_checks", static_cast<double>(fallen.size())});
+    // What intent.objective = tests.passed / tests.GROUP counts (docs/propose.md): the tests (per
+    // file: files) that passed, and each summary group's sum over the files that gave it.
+    v.metrics.push_back({"tests.passed", static_cast<double>(summary.pass)});
+    std::map<std::string, double> groups;
+    for (const auto& n : mine.numbers)
+      if (std::isfinite(n.value)) groups[n.name] += n.value;
+    for (const auto& [name, sum] : groups)
+      if (name != "passed") v.metrics.push_back({"tests." + name, sum});  // tests.passed counts tests
   } catch (const suites::ReportError& e) {
     v.status = results::TrialStatus::failed;
     v.reason = e.what();

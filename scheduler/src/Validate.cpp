@@ -596,6 +596,47 @@ void read_propose(Reader& r, Settings& s) {
   p.parallel = static_cast<int>(r.integer("propose.parallel", 1, 64));
 }
 
+// intent.objective = tests.passed / tests.GROUP (docs/propose.md): the objective is counted from
+// the suite's outcomes, so there is nothing to explore, every candidate is evaluated, and there
+// is no speed-up to confirm. Otherwise the explore command is required.
+void read_tests_objective(Reader& r, Settings& s) {
+  auto* explore = r.one("explore.command");
+  if (!s.tests_objective()) {
+    if (!explore || explore->value.empty())
+      throw ConfigError(fmt::format("{}: [explore] command is required (or an objective counted from tests: "
+                                    "intent.objective = tests.passed)",
+                                    r.display()));
+    return;
+  }
+  auto* objective = r.one("intent.objective");
+  if (!objective) bad(*r.one("intent.objectives"), "intent.objectives", "cannot count tests: give intent.objective = tests.passed");
+  if (s.suite == suites::SuiteKind::exit)
+    bad(*objective, "intent.objective", "counts tests: it needs [evaluate] suite (per-test outcomes, docs/tests.md)");
+  const auto name = s.objective.substr(6);
+  if (name == "passed" && s.suite == suites::SuiteKind::per_file && !s.suite_summary.empty()) {
+    const auto groups = suites::SummaryPattern(s.suite_summary).names();
+    if (std::find(groups.begin(), groups.end(), "passed") != groups.end())
+      bad(*objective, "intent.objective",
+          "counts the files that pass, but evaluate.summary has a group named passed too: rename the group");
+  }
+  if (name != "passed") {
+    std::vector<std::string> groups;
+    if (s.suite == suites::SuiteKind::per_file && !s.suite_summary.empty())
+      groups = suites::SummaryPattern(s.suite_summary).names();
+    if (std::find(groups.begin(), groups.end(), name) == groups.end())
+      bad(*objective, "intent.objective",
+          fmt::format("counts tests.passed or a group of evaluate.summary (known: {})",
+                      groups.empty() ? std::string("none: suite = per_file with a summary pattern has groups")
+                                     : fmt::format("{}", fmt::join(groups, ", "))));
+  }
+  if (explore && !explore->value.empty())
+    bad(*explore, "explore.command", "is given with an objective counted from tests: leave [explore] out");
+  s.repeats = 0;
+  s.max_repeats = 0;
+  s.confirm = false;
+  s.gate.kind = Gate::Kind::all;
+}
+
 Settings validate(RawValues raw, const std::string& display) {
   // Names and commands end up in the results file, reports and JSON: all text is UTF-8 (the
   // file's lines are checked as they are read; these are the command line's).
@@ -694,6 +735,7 @@ Settings validate(RawValues raw, const std::string& display) {
     }
   }
   read_suite(r, s);
+  read_tests_objective(r, s);
   read_stages(r, s);
   s.strategy = registered(r, "search.strategy", search::strategy_names());
   check_several_objectives(r, s);

@@ -13,6 +13,8 @@ usage: check_propose.py FLOTILLA WORK [--backend local|slurm] [--partition P]
      tree it was given to read, repeats an earlier proposal. Each is refused with its reason
      (recorded, and shown in the next context), the campaign goes on and ends on its budget,
      and the good proposals among them are verified.
+  4. configs/tdd.ini: the pass count climbs 10, 18, 22, 26, 30, 33, 37, 40 files round by round,
+     each fix built on the last; compare_broken (three more files, sub_5 broken) rolled back.
   3. Kills: SIGKILL while the proposer runs and while the round runs, then the same command:
      no round is asked twice of a proposer, no accepted proposal is lost or gets two candidates,
      and the resumed campaign ends as the uninterrupted one.
@@ -248,6 +250,21 @@ ks = json.loads(flotilla("results", "summary", kh5, "--json").stdout)
 check((ks["best"] or {}).get("chain", [])[:1] == ["interchange"], f"killed: a winner built on interchange: {ks['best']}")
 names = [p["name"] for p in journal(kh5)[0] if p["status"] == "accepted"]
 check(sorted(names) == sorted(set(names)) and len(names) == 4, f"killed: each of the four proposals once: {names}")
+
+# 4. Test-driven: configs/tdd.ini.
+th5 = os.path.join(WORK, "tdd.h5")
+for stale in glob.glob(th5 + "*"):
+    shutil.rmtree(stale) if os.path.isdir(stale) else os.remove(stale)
+p = flotilla("run", "configs/tdd.ini", f"--campaign.results={th5}", "--no-live", *backend_args())
+check(p.returncode == 0, f"tdd.ini: exit {p.returncode}\n{p.stdout}\n{p.stderr}")
+ts = json.loads(flotilla("results", "summary", th5, "--json").stdout)
+text = flotilla("results", "summary", th5).stdout
+check("lineage    baseline (10) → multiply (18) → parentheses (22) → unary_minus (26) → compare (30) → modulo (33) → "
+      "power (37) → errors (40)" in text, f"tdd: the pass count climbs to every file:\n{text}")
+check(ts["best"]["objective"] == 40 and ts["best"]["status"] == "verified", f"tdd: every file passes: {ts['best']}")
+check(any(c.get("proposal") == "compare_broken" and "sub_5.test" in c.get("reason", "") for c in ts["rolled_back"]),
+      f"tdd: compare_broken rolled back for sub_5: {ts['rolled_back']}")
+invariants(th5, "tdd")
 
 if failures:
     sys.exit(f"{len(failures)} check(s) failed")

@@ -90,6 +90,10 @@ bool below_full_fidelity(const CandidateRecord& candidate, const CampaignInfo& c
 // The confirmation settings a campaign file records.
 stats::ConfirmSettings confirm_settings(const CampaignInfo& campaign);
 
+// An objective counted from the evaluate stage's tests (tests.passed, tests.GROUP) rather than
+// measured by explore runs: it is a metric of the test gate's verdict trial.
+inline bool is_tests_objective(std::string_view objective) { return objective.starts_with("tests."); }
+
 // True when objective a is strictly better than b.
 inline bool better(double a, double b, bool maximize) { return maximize ? a > b : a < b; }
 

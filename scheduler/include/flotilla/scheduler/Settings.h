@@ -53,6 +53,9 @@ struct Settings {
 
   std::string objective;
   bool maximize = true;
+  // intent.objective = tests.passed or tests.GROUP: counted from the evaluate stage's tests, with
+  // no explore stage; every candidate is evaluated and confirmation is off (counts are exact).
+  bool tests_objective() const { return objective.starts_with("tests."); }
   // intent.objectives (docs/objectives.md): two or more objectives, the first being `objective`
   // and `maximize`; empty: one objective. The campaign verifies every member of their Pareto
   // front and `pick` chooses the winner from the verified ones.
