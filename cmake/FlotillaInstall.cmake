@@ -1,6 +1,6 @@
 # FlotillaInstall.cmake — what `cmake --install BUILD [--prefix P]` puts where (docs/install.md):
 #   bin/                                 flotilla, flotilla-worker, flotilla-kernel, flotilla-pairs,
-#                                        flotilla-per-file
+#                                        flotilla-per-file, flotilla-propose-agent
 #                                        (and flotilla-synthetic when the benchmarks are built)
 #   lib/python3/dist-packages/           flotilla_results.py (FLOTILLA_INSTALL_PYTHONDIR)
 #   share/man/man1/                      flotilla.1, flotilla-COMMAND.1, flotilla-results-SUB.1,
@@ -30,6 +30,8 @@ if(TARGET flotilla-synthetic)
 endif()
 set_target_properties(${_flotilla_programs} PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
 install(TARGETS ${_flotilla_programs} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The adapter that lets a coding agent's command line be a proposer (docs/propose.md).
+install(PROGRAMS "${PROJECT_SOURCE_DIR}/scripts/propose/flotilla-propose-agent" DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 # Man pages and completions, generated from the option tables by the flotilla just built.
 set(_flotilla_generated "${PROJECT_BINARY_DIR}/share")

@@ -15,6 +15,9 @@ usage: check_propose.py FLOTILLA WORK [--backend local|slurm] [--partition P]
      and the good proposals among them are verified.
   4. configs/tdd.ini: the pass count climbs 10, 18, 22, 26, 30, 33, 37, 40 files round by round,
      each fix built on the last; compare_broken (three more files, sub_5 broken) rolled back.
+  5. The coding-agent adapter (flotilla-propose-agent) with a stand-in agent: the context rendered
+     as a prompt, the agent's edits in a scratch copy collected as a patch, accepted, verified,
+     confirmed faster, its last words the rationale.
   3. Kills: SIGKILL while the proposer runs and while the round runs, then the same command:
      no round is asked twice of a proposer, no accepted proposal is lost or gets two candidates,
      and the resumed campaign ends as the uninterrupted one.
@@ -265,6 +268,19 @@ check(ts["best"]["objective"] == 40 and ts["best"]["status"] == "verified", f"td
 check(any(c.get("proposal") == "compare_broken" and "sub_5.test" in c.get("reason", "") for c in ts["rolled_back"]),
       f"tdd: compare_broken rolled back for sub_5: {ts['rolled_back']}")
 invariants(th5, "tdd")
+
+# 5. A coding agent's command line as the proposer (a stand-in agent).
+ah5 = os.path.join(WORK, "agent.h5")
+for stale in glob.glob(ah5 + "*"):
+    shutil.rmtree(stale) if os.path.isdir(stale) else os.remove(stale)
+p = flotilla("run", "tests/integration/propose/agent.ini", f"--campaign.results={ah5}", "--no-live", *backend_args())
+check(p.returncode == 0, f"agent: exit {p.returncode}\n{p.stdout}\n{p.stderr}")
+aj = json.loads(flotilla("results", "proposals", ah5, "--json").stdout)
+first = [r for r in aj["proposals"] if r["name"] == "agent-r1-p0"]
+check(first and first[0].get("candidate_status") == "verified" and "Interchanged" in first[0]["rationale"],
+      f"agent: the stand-in's edit is a verified proposal with its words: {first}")
+as_ = json.loads(flotilla("results", "summary", ah5, "--json").stdout)
+check((as_["best"] or {}).get("proposal") == "agent-r1-p0", f"agent: its proposal wins: {as_['best']}")
 
 if failures:
     sys.exit(f"{len(failures)} check(s) failed")
