@@ -13,10 +13,13 @@
 #include <fmt/format.h>
 
 #include "flotilla/results/Analysis.h"
+#include "flotilla/results/Lineage.h"
 #include "flotilla/results/Printable.h"
 #include "flotilla/results/Store.h"
 #include "flotilla/scheduler/Campaign.h"
+#include "flotilla/scheduler/Proposals.h"
 #include "flotilla/scheduler/Stages.h"
+#include "BuildInputs.h"
 
 namespace flotilla::scheduler {
 namespace {
@@ -31,8 +34,23 @@ std::filesystem::path stage_path(const std::filesystem::path& results, int stage
 // parameter outside `component` pinned to the incumbent's value (stage 0, no component: the
 // baseline alone, for its profile).
 Settings stage_settings(const std::function<Settings()>& load, int stage, const std::string& incumbent,
-                        const Component* component) {
+                        const Component* component, const std::filesystem::path& incumbent_tree = {},
+                        const std::map<std::string, double>& profile = {}) {
   Settings s = load();
+  // With a proposer, a stage starts from the incumbent's code: its tree (the chain of patches
+  // that won so far) is this stage's source tree, and the stage tells its proposer what it tunes.
+  if (s.propose.active() && !incumbent_tree.empty()) {
+    s.propose.tree = incumbent_tree;
+    s.propose.tree_digest = digest_build_inputs(incumbent_tree, {"."});
+  }
+  if (component) {
+    Settings::StageInfo info{.index = stage, .component = component->name, .share_metric = component->share_metric,
+                             .params = component->params};
+    for (const auto& c : s.components)
+      if (auto it = profile.find(c.share_metric); it != profile.end()) info.profile[c.name] = it->second;
+    if (auto it = profile.find(component->share_metric); it != profile.end()) info.share = it->second;
+    s.stage = std::move(info);
+  }
   const auto campaign_results = s.results;
   s.results = stage_path(campaign_results, stage);
   if (s.slurm.jobs_dir == campaign_results.string() + ".jobs") s.slurm.jobs_dir = s.results.string() + ".jobs";
@@ -61,6 +79,7 @@ Settings stage_settings(const std::function<Settings()>& load, int stage, const 
 // What a finished stage file says.
 struct StageOutcome {
   std::filesystem::path file;
+  std::filesystem::path best_tree;  // with a proposer: the tree of the stage's winner (its chain of patches)
   std::optional<results::CandidateSummary> baseline;  // the incumbent, measured again in this stage
   std::optional<results::CandidateSummary> best;      // the stage's winner (confirmed faster than the incumbent,
                                                       // or the incumbent itself; Analysis.h)
@@ -70,11 +89,18 @@ struct StageOutcome {
   int shards = 0;
 };
 
-StageOutcome read_stage(const std::filesystem::path& file) {
-  const auto summary = results::summarize(results::Store::open_read(file));
+StageOutcome read_stage(const std::filesystem::path& file, const Settings& settings) {
+  const auto store = results::Store::open_read(file);
+  const auto summary = results::summarize(store);
   StageOutcome o{.file = file, .shards = summary.campaign.shards};
   if (summary.baseline) o.baseline = summary.candidates[*summary.baseline];
   if (summary.best && summary.best_verified) o.best = summary.candidates[*summary.best];
+  if (settings.propose.active() && summary.best) {
+    const auto proposals = store.proposals();
+    const auto chain = results::chain_of(static_cast<std::int64_t>(*summary.best), store.candidates(), proposals);
+    o.best_tree = chain.empty() ? settings.propose.tree
+                                : std::filesystem::path(file.string() + ".trees") / chain_key(chain, proposals);
+  }
   o.confirming = summary.confirming;
   o.explored = static_cast<std::size_t>(std::count_if(summary.candidates.begin(), summary.candidates.end(),
                                                       [](const auto& c) { return c.record.origin != "baseline"; }));
@@ -120,9 +146,10 @@ int run_staged_campaign(const std::function<Settings()>& load, const RunOptions&
 
   // Stage 0: the baseline's profile (and its verification).
   auto profile_settings = stage_settings(load, 0, *base.baseline, nullptr);
+  profile_settings.propose.command.clear();  // stage 0 measures the baseline alone: nothing to propose
   err << fmt::format("stage 0: profiling the baseline ({})\n", profile_settings.results.string());
   if (run_campaign(profile_settings, options, err, err) == kExitInterrupted) return kExitInterrupted;
-  const auto profile = read_stage(profile_settings.results);
+  const auto profile = read_stage(profile_settings.results, profile_settings);
   out << fmt::format("{}: staged by bottleneck (threshold {})\n", base.name, percent(base.stage_threshold));
   if (!profile.best) {
     const auto why = profile.baseline ? profile.baseline->reason : std::string("not recorded");
@@ -132,6 +159,8 @@ int run_staged_campaign(const std::function<Settings()>& load, const RunOptions&
     return kExitNothingVerified;
   }
   auto incumbent = *profile.best;
+  auto incumbent_tree = base.propose.tree;
+  std::vector<std::string> applied;  // with a proposer: the patches the incumbent's tree has, in order
   auto shares = profile_of(base.components, incumbent);
   out << fmt::format("profile    {} {:.4g} ({}); shares: {}   {}\n", objective, *incumbent.objective,
                      verification(incumbent, profile.shards), profile_text(base.components, shares),
@@ -142,17 +171,17 @@ int run_staged_campaign(const std::function<Settings()>& load, const RunOptions&
   int last_stage = 0, incumbent_stage = 0;
   std::string stop;
   for (int k = 1;; ++k) {
-    const auto decision = next_stage(base.components, shares, history, base.stage_threshold);
+    const auto decision = next_stage(base.components, shares, history, base.stage_threshold, base.propose.active());
     if (decision.stop) {
       stop = decision.reason;
       break;
     }
     const auto& component = *std::find_if(base.components.begin(), base.components.end(),
                                           [&](const Component& c) { return c.name == decision.component; });
-    auto settings = stage_settings(load, k, incumbent.record.config, &component);
+    auto settings = stage_settings(load, k, incumbent.record.config, &component, incumbent_tree, shares);
     err << fmt::format("stage {}: {} ({})\n", k, decision.reason, settings.results.string());
     if (run_campaign(settings, options, err, err) == kExitInterrupted) return kExitInterrupted;
-    const auto o = read_stage(settings.results);
+    const auto o = read_stage(settings.results, settings);
     last_stage = k;
     const auto head = fmt::format("stage {:<4} bottleneck {} (share {}): explored {}, {} rolled back;", k,
                                   component.name, percent(decision.share), o.explored, o.rolled_back);
@@ -177,8 +206,10 @@ int run_staged_campaign(const std::function<Settings()>& load, const RunOptions&
                                 o.best->confirmation->result.low, o.best->confirmation->result.high,
                                 o.best->confirmation->result.pairs)
                   : "";
-    out << fmt::format("{} chosen {}; {} {:.4g} -> {:.4g} (+{}{}); {}   {}\n", head,
-                       accepted ? settings_of(chosen.record.config, component.params) : "none (incumbent kept)",
+    const auto chosen_text = !accepted                ? std::string("none (incumbent kept)")
+                             : !chosen.proposal.empty() ? results::candidate_label(chosen)
+                                                        : settings_of(chosen.record.config, component.params);
+    out << fmt::format("{} chosen {}; {} {:.4g} -> {:.4g} (+{}{}); {}   {}\n", head, chosen_text,
                        objective, before, accepted ? after : before, percent(gain), confirmation,
                        chosen.status == results::CandidateStatus::verified ? verification(chosen, o.shards)
                                                                            : "incumbent verified in an earlier stage",
@@ -188,6 +219,8 @@ int run_staged_campaign(const std::function<Settings()>& load, const RunOptions&
     if (accepted) {
       incumbent = *o.best;
       incumbent_stage = k;
+      if (!o.best_tree.empty()) incumbent_tree = o.best_tree;
+      applied.insert(applied.end(), o.best->chain.begin(), o.best->chain.end());
     }
     shares = profile_of(base.components, chosen);  // the re-profile
   }
@@ -196,8 +229,10 @@ int run_staged_campaign(const std::function<Settings()>& load, const RunOptions&
   out << fmt::format("stop       {}\n", stop);
   out << fmt::format("baseline   {} {:.4g} (verified)   {}\n", objective, *profile.best->objective,
                      profile.best->record.config);
-  out << fmt::format("best       {} {:.4g} (verified in stage {}, {:.2f}x over the stages)   {}\n", objective,
-                     *incumbent.objective, incumbent_stage, overall, incumbent.record.config);
+  out << fmt::format("best       {} {:.4g} (verified in stage {}, {:.2f}x over the stages)   {}{}\n", objective,
+                     *incumbent.objective, incumbent_stage, overall,
+                     applied.empty() ? std::string() : fmt::format("{} ", fmt::join(applied, "+")),
+                     incumbent.record.config);
   out << fmt::format("results    {} .. {}  ({} stages in {:.1f} s; flotilla results summary FILE)\n",
                      profile.file.string(), stage_path(base.results, last_stage).string(), last_stage, seconds);
   return kExitOk;

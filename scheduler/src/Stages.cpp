@@ -15,7 +15,7 @@ double stage_gain(double before, double after, bool maximize) {
 }
 
 StageDecision next_stage(const std::vector<Component>& components, const std::map<std::string, double>& shares,
-                         const std::vector<StageRecord>& history, double threshold) {
+                         const std::vector<StageRecord>& history, double threshold, bool code_changes) {
   if (!history.empty() && history.back().gain < threshold) {
     const auto& last = history.back();
     return {.stop = true, .reason = fmt::format("stage {} gained {} < threshold {}", last.component,
@@ -29,7 +29,7 @@ StageDecision next_stage(const std::vector<Component>& components, const std::ma
     any_share = any_share || it != shares.end();
     const bool tuned = std::any_of(history.begin(), history.end(),
                                    [&](const StageRecord& r) { return r.component == c.name; });
-    if (c.params.empty() || tuned || it == shares.end()) continue;
+    if ((c.params.empty() && !code_changes) || tuned || it == shares.end()) continue;
     if (it->second > best_share) {
       best = &c;
       best_share = it->second;

@@ -399,8 +399,11 @@ void read_stages(Reader& r, Settings& s) {
   if (!s.baseline) bad(*stages, "intent.stages", "needs [intent] baseline: the first stage profiles it");
   if (s.evaluate_command.empty())
     bad(*stages, "intent.stages", "needs [evaluate] command: every stage's winner must be verified");
-  if (std::none_of(s.components.begin(), s.components.end(), [](const auto& c) { return !c.params.empty(); }))
-    bad(*stages, "intent.stages", "needs at least one [intent] component with parameters");
+  if (s.components.empty() ||
+      (!s.propose.active() &&
+       std::none_of(s.components.begin(), s.components.end(), [](const auto& c) { return !c.params.empty(); })))
+    bad(*stages, "intent.stages",
+        "needs at least one [intent] component with parameters (or a [propose] command that changes the code)");
   // A stage pins every other parameter to the incumbent's value (a predicate); only an enumerable
   // space lets every strategy find the few configurations left.
   for (const auto& p : s.space.parameters())

@@ -18,6 +18,9 @@ usage: check_propose.py FLOTILLA WORK [--backend local|slurm] [--partition P]
   5. The coding-agent adapter (flotilla-propose-agent) with a stand-in agent: the context rendered
      as a prompt, the agent's edits in a scratch copy collected as a patch, accepted, verified,
      confirmed faster, its last words the rationale.
+  6. configs/decode_propose.ini: a staged intent whose stages the proposer serves: each stage's
+     context names the bottleneck the profile found, the proposer answers with that component's
+     patch, the winner's tree is the next stage's source (profile, propose, verify, re-profile).
   3. Kills: SIGKILL while the proposer runs and while the round runs, then the same command:
      no round is asked twice of a proposer, no accepted proposal is lost or gets two candidates,
      and the resumed campaign ends as the uninterrupted one.
@@ -281,6 +284,26 @@ check(first and first[0].get("candidate_status") == "verified" and "Interchanged
       f"agent: the stand-in's edit is a verified proposal with its words: {first}")
 as_ = json.loads(flotilla("results", "summary", ah5, "--json").stdout)
 check((as_["best"] or {}).get("proposal") == "agent-r1-p0", f"agent: its proposal wins: {as_['best']}")
+
+# 6. The staged decode intent with a proposer.
+dh5 = os.path.join(WORK, "decode.h5")
+for stale in glob.glob(os.path.join(WORK, "decode.*")):
+    shutil.rmtree(stale) if os.path.isdir(stale) else os.remove(stale)
+p = flotilla("run", "configs/decode_propose.ini", f"--campaign.results={dh5}", "--no-live", *backend_args())
+check(p.returncode == 0, f"decode: exit {p.returncode}\n{p.stdout}\n{p.stderr}")
+stages = [line for line in p.stdout.splitlines() if line.startswith("stage ")]
+check(stages and "bottleneck gemv" in stages[0] and "chosen gemv_unroll" in stages[0] and "confirmed" in stages[0],
+      f"decode: stage 1 tunes gemv with the proposer's patch, confirmed:\n{p.stdout}")
+for k, line in enumerate(stages, 1):
+    component = line.split("bottleneck ")[1].split()[0]
+    ctx = json.load(open(glob.glob(os.path.join(WORK, f"decode.stage{k}.h5.proposals", "r1", "context0.json"))[0]))
+    check(ctx["stage"] and ctx["stage"]["component"] == component and ctx["stage"]["index"] == k,
+          f"decode: stage {k}'s context names its bottleneck {component}: {ctx['stage']}")
+if len(stages) > 1:
+    ctx2 = json.load(open(os.path.join(WORK, "decode.stage2.h5.proposals", "r1", "context0.json")))
+    plain = open(os.path.join(ctx2["trees"]["plain"], "engine.conf")).read()
+    check("gemv_unroll = 4" in plain, "decode: stage 2 starts from stage 1's winner's tree")
+check("best       tokens_per_s" in p.stdout and "gemv_unroll model=small" in p.stdout, f"decode: the best:\n{p.stdout}")
 
 if failures:
     sys.exit(f"{len(failures)} check(s) failed")

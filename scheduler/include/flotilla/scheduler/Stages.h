@@ -6,7 +6,8 @@
 // so nothing here knows a kernel. Rules (kernels' DecodeStages.h, made general):
 // 1. Stop when the last stage gained less than `threshold`.
 // 2. Otherwise take the component with the largest share (its share metric in the profile) among
-//    those that have parameters and have not had a stage yet.
+//    those that have parameters (or any, when a proposer changes the code) and have not had a
+//    stage yet.
 // 3. Stop when even removing that component entirely could not gain `threshold`
 //    (Amdahl: 1 / (1 - share) - 1 < threshold), or when every tunable component has had its stage.
 #pragma once
@@ -41,8 +42,10 @@ double stage_gain(double before, double after, bool maximize);
 
 // `shares`: the incumbent's profile, share metric -> share of the time (metrics not named by a
 // component are ignored).
+// `code_changes`: a proposer writes the stages' candidates ([propose], docs/propose.md), so a
+// component without parameters is tunable too (its code is what changes).
 StageDecision next_stage(const std::vector<Component>& components, const std::map<std::string, double>& shares,
-                         const std::vector<StageRecord>& history, double threshold);
+                         const std::vector<StageRecord>& history, double threshold, bool code_changes = false);
 
 // "12.3%"
 std::string percent(double fraction);
