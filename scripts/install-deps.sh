@@ -8,6 +8,8 @@
 # serve the sanitizer and fuzzing builds only (docs/verification.md); the normal build uses g++.
 # llvm-15-tools (lit, FileCheck-15) and python3-pytest run configs/lit.ini and configs/pytest.ini
 # and their tests (evaluate.suite = lit | pytest; docs/tests.md).
+# patch applies proposers' patches to candidates' trees; python3-jsonschema checks the proposer
+# context against its schema in the tests (docs/propose.md).
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
@@ -25,5 +27,6 @@ sudo_if_needed apt-get install -y --no-install-recommends -o DPkg::Lock::Timeout
   llvm-15-tools python3-pytest \
   python3 python3-h5py python3-pandas \
   gnuplot-nox parallel spin \
+  patch python3-jsonschema \
   python3-optuna \
   clang-16 libclang-rt-16-dev llvm-16

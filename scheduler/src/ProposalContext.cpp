@@ -116,18 +116,19 @@ nlohmann::json proposal_context(const ContextInputs& in) {
     others.push_back(candidate_json(in, c, false));
   }
   context["others"] = std::move(others);
-  // What happened since this proposer last answered: candidates decided, proposals refused.
+  // What happened since this proposer last answered: the candidates of that round on (decided
+  // after its answer) and the proposals refused then or later.
   int since = -1;
   for (const auto& p : in.proposals)
     if (p.status == results::ProposalStatus::answered && p.proposer == in.index) since = std::max(since, p.round);
   json latest = json::array();
   for (auto it = summary.candidates.rbegin(); it != summary.candidates.rend() && latest.size() < kContextLatest; ++it)
-    if (it->record.round > since && it->record.round < in.round) latest.push_back(candidate_json(in, *it, true));
+    if (it->record.round >= since && it->record.round < in.round) latest.push_back(candidate_json(in, *it, true));
   std::reverse(latest.begin(), latest.end());
   context["latest"] = std::move(latest);
   json refused = json::array();
   for (const auto& p : in.proposals)
-    if (p.status == results::ProposalStatus::refused && p.round > since && refused.size() < kContextLatest)
+    if (p.status == results::ProposalStatus::refused && p.round >= since && refused.size() < kContextLatest)
       refused.push_back({{"proposal", p.id}, {"round", p.round}, {"proposer", p.proposer}, {"name", p.name},
                          {"reason", p.reason}});
   context["refused"] = std::move(refused);

@@ -125,9 +125,14 @@ check(any(r["name"] == "row_pointers" and r.get("candidate_status") == "verified
       f"results proposals --json: {jl}")
 check(by_name.get("row_pointers", {}).get("parent") == origins.index(f"proposal {by_name['interchange']['id']}")
       if "interchange" in by_name else False, "row_pointers was built on interchange's candidate")
-context = json.load(open(sorted(glob.glob(h5 + ".proposals/r*/context0.json"))[-1]))
-check(context["schema"] == "flotilla.propose.context/1" and "budget" in context and "trees" in context,
-      f"the context names its schema: {list(context)}")
+# Every context flotilla wrote is valid against the schema the docs give.
+import jsonschema
+schema = json.load(open(os.path.join(ROOT, "docs", "propose-context.schema.json")))
+for path in sorted(glob.glob(h5 + ".proposals/r*/context0.json")):
+    try:
+        jsonschema.validate(json.load(open(path)), schema)
+    except jsonschema.ValidationError as e:
+        check(False, f"{path} does not match docs/propose-context.schema.json: {e.message} at {list(e.path)}")
 
 # 2. A hostile proposer.
 tree = os.path.join(WORK, "tree")
@@ -304,6 +309,13 @@ if len(stages) > 1:
     plain = open(os.path.join(ctx2["trees"]["plain"], "engine.conf")).read()
     check("gemv_unroll = 4" in plain, "decode: stage 2 starts from stage 1's winner's tree")
 check("best       tokens_per_s" in p.stdout and "gemv_unroll model=small" in p.stdout, f"decode: the best:\n{p.stdout}")
+
+# Every context of every campaign above matches the schema.
+for path in sorted(glob.glob(os.path.join(WORK, "*.proposals", "r*", "context*.json"))):
+    try:
+        jsonschema.validate(json.load(open(path)), schema)
+    except jsonschema.ValidationError as e:
+        check(False, f"{path} does not match docs/propose-context.schema.json: {e.message} at {list(e.path)}")
 
 if failures:
     sys.exit(f"{len(failures)} check(s) failed")
