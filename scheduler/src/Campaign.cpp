@@ -326,10 +326,14 @@ class CampaignRunner {
 
   // --- proposals (docs/propose.md) ----------------------------------------------------------
 
-  bool round_answered(int round) const {
-    return std::any_of(m_proposals.begin(), m_proposals.end(), [&](const auto& p) {
-      return p.status == results::ProposalStatus::answered && p.round == round;
-    });
+  // Whether every proposer of the fleet answered `round` (or had retired before it).
+  bool fleet_answered(int round) const {
+    bool any = false;
+    for (int i = 0; i < m_s.propose.parallel; ++i) {
+      if (answered(m_proposals, round, i)) any = true;
+      else if (!retired(m_proposals, i)) return false;
+    }
+    return any;
   }
 
   // Accepted proposals of `round` whose candidate a killed run did not record: their candidates
@@ -447,8 +451,14 @@ class CampaignRunner {
       m_proposals.push_back(judged.records[i]);
     }
     for (const auto& config : configs) add_candidate(round, config, std::string(m_strategy->name()));
-    for (const auto& a : judged.accepted)
-      add_candidate(round, m_s.space.parse_configuration(a.config), fmt::format("proposal {}", ids[a.record]));
+    // Every accepted proposal of the round without its candidate, in the journal's order: those a
+    // stopped flush left (answers of proposers that are not asked again) and today's.
+    std::set<std::int64_t> have;
+    for (const auto& c : m_candidates)
+      if (auto p = proposal_of(c)) have.insert(*p);
+    for (const auto& p : m_proposals)
+      if (p.round == round && p.status == results::ProposalStatus::accepted && !have.contains(p.id))
+        add_candidate(round, m_s.space.parse_configuration(accepted_config(p)), fmt::format("proposal {}", p.id));
     std::vector<std::string> said;
     for (const auto& r : judged.records)
       if (r.status == results::ProposalStatus::answered) said.push_back(fmt::format("proposer {}: {}", r.proposer, r.reason));
@@ -465,9 +475,13 @@ class CampaignRunner {
 
   // Runs one round; returns a non-empty reason when the campaign is over.
   std::string run_round(int round) {
-    if (m_propose.active()) complete_proposals(round);
+    // A round every proposer answered was recorded in one flush; a stop part-way through that
+    // flush can leave accepted proposals without their candidates: they get them now. A round
+    // only some answered (the flush stopped between two proposers' rows) is asked again of the
+    // others below, and completed with their answers.
+    if (m_propose.active() && fleet_answered(round)) complete_proposals(round);
     auto ids = round_ids(round);
-    if (ids.empty() && m_propose.active() && round_answered(round)) return {};  // answered with nothing to run
+    if (ids.empty() && m_propose.active() && fleet_answered(round)) return {};  // answered with nothing to run
     if (ids.empty()) {
       auto summary = summarize();
       std::optional<double> best;
@@ -507,8 +521,12 @@ class CampaignRunner {
         return fmt::format("{}; {} proposals made (propose.budget {}){}", *reason, made, m_s.propose.budget,
                            retired_now == m_s.propose.parallel ? ", and the proposers are done" : "");
       }
-      if (proposing) propose(round, summary, configs, reason.has_value());
-      else if (!configs.empty()) add_candidates(round, configs, std::string(m_strategy->name()));
+      if (proposing) {
+        propose(round, summary, configs, reason.has_value());
+      } else {
+        if (!configs.empty()) add_candidates(round, configs, std::string(m_strategy->name()));
+        complete_proposals(round);  // the answers of a partly answered round, if any
+      }
       ids = round_ids(round);
       if (ids.empty()) return {};  // the proposers' answers were all refused: the next round asks again
     }

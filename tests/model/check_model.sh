@@ -65,12 +65,14 @@ esac
 mutant_bound="-DMAXSTOP=1 -DMAXFAULT=1 -DNJ=3"
 
 # One search in its own folder: run NAME KIND(safety|liveness) OPT(-O0|-O1) DEFINES...
+# Searches named propose* check the proposal journal's model (propose.pml), the others flotilla.pml.
 search() {
   local name=$1 kind=$2 opt=$3
   shift 3
   local dir="$work/$name"
   mkdir -p "$dir"
-  cp "$model" "$dir/flotilla.pml"
+  if [[ $name == propose* || $name == mutant_propose_* ]]; then cp "$here/propose.pml" "$dir/flotilla.pml"
+  else cp "$model" "$dir/flotilla.pml"; fi
   (
     cd "$dir"
     start=$SECONDS
@@ -111,6 +113,12 @@ for m in "${mutants[@]}"; do
   if [[ $m == WAIT_ON_ENDED ]]; then add "mutant_$m" liveness -O0 "$mutant_bound -DMUTANT_$m"
   else add "mutant_$m" safety -O0 "$mutant_bound -DMUTANT_$m"; fi
 done
+# The proposal journal (propose.pml): the model of the code at its full bound (two kills, two
+# rounds, a fleet of two, two proposals an answer: about 16 million states, 15 s), and its mutants.
+add propose safety -O1 "-DMAXKILL=2"
+propose_mutants=(ANY_ANSWERED NO_COMPLETE COMPLETE_BLIND ASK_ANSWERED PARENT_UNCHECKED CANDIDATES_FIRST)
+for m in "${propose_mutants[@]}"; do add "mutant_propose_$m" safety -O0 "-DMAXKILL=1 -DMUTANT_$m"; done
+mutants+=("${propose_mutants[@]/#/propose_}")
 bugs=(PROMISE_REATTACH:FIX_RESUME_ATTEMPTS FINAL_PHASE:FIX_STOP_CHECK)
 for b in "${bugs[@]}"; do
   add "bug_${b%%:*}" safety -O0 "$mutant_bound -D${b%%:*}"
@@ -135,7 +143,7 @@ for k in "${!names[@]}"; do
   read -r e s d c < <(outcome "$n")
   secs=$(cat "$work/$n/seconds" 2>/dev/null || echo "?")
   case "$n" in
-    safety*|liveness)
+    safety*|liveness|propose)
       if [[ $n == liveness ]]; then liveness_states=$s; else states=$((states + s)); fi
       (( d > depth )) && depth=$d
       if (( e > 0 || c == 0 )); then
@@ -168,6 +176,7 @@ for k in "${!names[@]}"; do
 done
 (( errors > 0 )) && status=1
 if [[ $keep == 1 && -z "${KEEP_MODEL_WORK:-}" ]]; then trap - EXIT; echo "model check: kept $work" >&2; fi
-printf '{"bench":"model","bound":"%s","states":%d,"depth":%d,"errors":%d,"mutants":%d,"mutants_caught":%d,"liveness_states":%d,"known_bugs":%d,"known_bugs_reproduced":%d,"fixes_holding":%d,"seconds":%d}\n' \
-  "$bound" "$states" "$depth" "$errors" "${#mutants[@]}" "$caught" "$liveness_states" "${#bugs[@]}" "$reproduced" "$fixes" $((SECONDS - start))
+propose_states=$(outcome propose | cut -d' ' -f2)
+printf '{"bench":"model","bound":"%s","propose_states":%d,"states":%d,"depth":%d,"errors":%d,"mutants":%d,"mutants_caught":%d,"liveness_states":%d,"known_bugs":%d,"known_bugs_reproduced":%d,"fixes_holding":%d,"seconds":%d}\n' \
+  "$bound" "$propose_states" "$states" "$depth" "$errors" "${#mutants[@]}" "$caught" "$liveness_states" "${#bugs[@]}" "$reproduced" "$fixes" $((SECONDS - start))
 exit $status
