@@ -38,11 +38,14 @@ class FaultyBackend final : public jobs::Backend {
  public:
   using Run = std::function<jobs::TaskResult(const jobs::TaskSpec&)>;
 
-  FaultyBackend(Run run, Faults faults, FaultCounts* counts)
-      : m_run(std::move(run)), m_faults(faults), m_counts(counts), m_rng(faults.seed) {}
+  // `capabilities`: what the backend says it can do, so the campaign takes the paths a real
+  // backend with them takes (a Slurm-like one: dependencies, work that outlives the scheduler;
+  // the pipelined round of gate = all then runs under faults too).
+  FaultyBackend(Run run, Faults faults, FaultCounts* counts, jobs::BackendCapabilities capabilities = {})
+      : m_run(std::move(run)), m_faults(faults), m_counts(counts), m_rng(faults.seed), m_capabilities(capabilities) {}
 
   std::string_view name() const override { return "faulty"; }
-  jobs::BackendCapabilities capabilities() const override { return {}; }
+  jobs::BackendCapabilities capabilities() const override { return m_capabilities; }
 
   void submit(std::vector<jobs::TaskSpec> tasks) override {
     const bool refused = chance(m_faults.refuse);
@@ -125,6 +128,7 @@ class FaultyBackend final : public jobs::Backend {
   Faults m_faults;
   FaultCounts* m_counts;
   std::mt19937_64 m_rng;
+  jobs::BackendCapabilities m_capabilities;
   std::vector<Waiting> m_waiting;
   std::deque<jobs::TaskResult> m_duplicates;
 };

@@ -18,10 +18,12 @@
 #include <tuple>
 
 #include <fmt/format.h>
+#include <functional>
 #include <gtest/gtest.h>
 
 #include "FaultyBackend.h"
 #include "flotilla/results/Analysis.h"
+#include "flotilla/results/Lineage.h"
 #include "flotilla/results/Store.h"
 #include "flotilla/scheduler/Campaign.h"
 #include "flotilla/scheduler/Settings.h"
@@ -53,13 +55,32 @@ jobs::TaskResult run(const jobs::TaskSpec& spec) {
       r.exit_code = 1;
       r.reason = "exit code 1";
     }
+  } else if (argv.at(0) == "bench-tree" || argv.at(0) == "verify-tree") {  // the score is in the candidate's tree
+    std::ifstream in(argv.at(1));
+    double value = 0;
+    in >> value;
+    if (argv.at(0) == "bench-tree") {
+      r.metrics = {{"score", value}};
+      r.objective = value;
+    } else if (value > 6) {
+      r.status = jobs::TaskStatus::failed;
+      r.exit_code = 1;
+      r.reason = "exit code 1";
+    }
   } else if (argv.at(0) == "flotilla-pairs") {  // what flotilla-pairs prints for exact runs
     std::size_t candidate = 0, reference = 0;
     for (std::size_t i = 0; i < argv.size(); ++i) {
       if (argv[i] == "--candidate") candidate = i + 2;
       if (argv[i] == "--reference") reference = i + 2;
     }
-    const double c = score(argv, candidate), b = score(argv, reference);
+    const auto value = [&](std::size_t at) {
+      if (argv.at(at) != "bench-tree") return score(argv, at);
+      std::ifstream in(argv.at(at + 1));
+      double v = 0;
+      in >> v;
+      return v;
+    };
+    const double c = value(candidate), b = value(reference);
     for (int pair = 0; pair < 12; ++pair) {
       r.metrics.emplace_back(fmt::format("pair.{}.candidate", pair), c);
       r.metrics.emplace_back(fmt::format("pair.{}.reference", pair), b);
@@ -98,19 +119,25 @@ max_attempts = 30
 
 struct Outcome {
   std::string winner;
+  std::vector<std::string> accepted;  // the accepted proposals' names, in order
   std::set<std::tuple<std::int64_t, int, int>> tasks;  // (candidate, kind, index) recorded ok
   std::vector<std::string> problems;
 };
 
-Outcome run_over(const Faults& faults, FaultCounts& counts, const std::string& tag) {
+Outcome run_over(const Faults& faults, FaultCounts& counts, const std::string& tag,
+                 const std::string& campaign = kCampaign, jobs::BackendCapabilities capabilities = {},
+                 const std::function<void(const fs::path&)>& prepare = {}) {
   const fs::path dir = fs::temp_directory_path() / fmt::format("flotilla-campaign-test-{}-{}", ::getpid(), tag);
   fs::remove_all(dir);
   fs::create_directories(dir);
-  std::ofstream(dir / "loop.ini") << kCampaign;
-  auto settings = load_settings(dir / "loop.ini", {fmt::format("--campaign.results={}", (dir / "loop.h5").string())});
+  if (prepare) prepare(dir);
+  std::ofstream(dir / "loop.ini") << campaign;
+  auto settings = load_settings(dir / "loop.ini", {fmt::format("--campaign.results={}", (dir / "loop.h5").string()),
+                                                   fmt::format("--campaign.workdir={}", dir.string())});
   RunOptions options{.live_progress = false,
                      .make_backend = [&](const jobs::BackendOptions&) {
-                       return std::unique_ptr<jobs::Backend>(std::make_unique<FaultyBackend>(run, faults, &counts));
+                       return std::unique_ptr<jobs::Backend>(
+                           std::make_unique<FaultyBackend>(run, faults, &counts, capabilities));
                      }};
   std::ostringstream out, err;
   const int rc = run_campaign(settings, options, out, err);
@@ -127,7 +154,16 @@ Outcome run_over(const Faults& faults, FaultCounts& counts, const std::string& t
     if (t.status == results::TrialStatus::ok) o.tasks.insert({t.candidate, static_cast<int>(t.kind), t.index});
   }
   const auto summary = results::summarize(store);
-  if (summary.best) o.winner = summary.candidates[*summary.best].record.config;
+  if (summary.best) o.winner = results::candidate_label(summary.candidates[*summary.best]);
+  // Every accepted proposal has exactly one candidate (docs/propose.md).
+  const auto candidates = store.candidates();
+  for (const auto& p : store.proposals()) {
+    if (p.status != results::ProposalStatus::accepted) continue;
+    o.accepted.push_back(p.name);
+    const auto n = std::count_if(candidates.begin(), candidates.end(),
+                                 [&](const auto& c) { return c.origin == fmt::format("proposal {}", p.id); });
+    if (n != 1) o.problems.push_back(fmt::format("accepted proposal {} ({}) has {} candidates", p.id, p.name, n));
+  }
   for (const auto& c : summary.candidates)
     if (c.status == results::CandidateStatus::pending) o.problems.push_back(fmt::format("candidate {} pending", c.record.id));
   // Nothing decided before it is recorded: a decision event follows every trial it rests on.
@@ -181,6 +217,94 @@ TEST(CampaignLoop, EveryResultOnceAndTheSameWinnerUnderFaults) {
     }
   }
   EXPECT_GT(injected, 100) << "the faults must actually happen";
+}
+
+// The same matrix with a backend that says what Slurm's says (dependencies, work that outlives
+// the scheduler) and gate = all: the pipelined round (evaluations submitted with their
+// explorations, dropped when an exploration fails) runs under every fault too.
+TEST(CampaignLoop, ThePipelinedRoundUnderFaults) {
+  std::string campaign = kCampaign;
+  campaign.replace(campaign.find("gate = top 2 per round"), 22, "gate = all");
+  const jobs::BackendCapabilities slurm_like{.dependencies = true, .outlives_scheduler = true};
+  FaultCounts clean_counts;
+  const auto reference = run_over({}, clean_counts, "pipelined-reference", campaign, slurm_like);
+  ASSERT_TRUE(reference.problems.empty()) << fmt::format("{}", fmt::join(reference.problems, "\n"));
+  int injected = 0;
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    FaultCounts counts;
+    const auto o = run_over({.lose = 0.1, .refuse = 0.05, .kill_job = 0.05, .duplicate = 0.2, .delay = 0.4, .seed = seed},
+                            counts, fmt::format("pipelined-{}", seed), campaign, slurm_like);
+    SCOPED_TRACE(fmt::format("seed {}", seed));
+    EXPECT_TRUE(o.problems.empty()) << fmt::format("{}", fmt::join(o.problems, "\n"));
+    EXPECT_EQ(o.winner, reference.winner);
+    EXPECT_EQ(o.tasks, reference.tasks);
+    injected += counts.total();
+  }
+  EXPECT_GT(injected, 20);
+}
+
+// A proposer over the fault-injecting backend (docs/propose.md): its answers, good and bad,
+// journalled once; every accepted proposal gets exactly one candidate; the same winner (a chain
+// of two patches) whatever the faults.
+constexpr const char* kProposeCampaign = R"([campaign]
+name = loop
+seed = 5
+[intent]
+objective = score
+baseline = x=1 y=a
+[space]
+param = x: int: 1
+param = y: enum: a
+[propose]
+command = sh proposer.sh {round} {out}
+tree = tree
+budget = 8
+[explore]
+command = bench-tree {tree}/value.txt
+repeats = 2
+[evaluate]
+command = verify-tree {tree}/value.txt {shard}
+shards = 2
+gate = all
+[search]
+strategy = grid
+budget = 0
+[resources]
+max_attempts = 30
+)";
+
+void prepare_proposer(const fs::path& dir) {
+  fs::create_directories(dir / "tree");
+  std::ofstream(dir / "tree" / "value.txt") << "1\n";
+  // Round 1: 3 (good), a patch that does not apply, and a wrong one (9 fails verification);
+  // round 2: 5 on the best (3); round 3: a run that fails; round 4: done.
+  std::ofstream(dir / "proposer.sh") << R"(r=$1 out=$2
+p() { printf -- '--- a/value.txt\n+++ b/value.txt\n@@ -1 +1 @@\n-%s\n+%s\n' "$1" "$2" > "$out/$3.patch"; }
+case $r in
+1) p 1 3 three; p 7 8 stale; p 1 9 nine ;;
+2) p 3 5 five ;;
+3) echo 'no idea' >&2; exit 4 ;;
+*) echo finished > "$out/done" ;;
+esac
+)";
+}
+
+TEST(CampaignLoop, ProposalsUnderFaults) {
+  FaultCounts clean_counts;
+  const auto reference = run_over({}, clean_counts, "propose-reference", kProposeCampaign, {}, prepare_proposer);
+  ASSERT_TRUE(reference.problems.empty()) << fmt::format("{}", fmt::join(reference.problems, "\n"));
+  EXPECT_EQ(reference.winner, "three+five x=1 y=a");
+  EXPECT_EQ(reference.accepted, (std::vector<std::string>{"nine", "three", "five"}));  // a run's, by name
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    FaultCounts counts;
+    const auto o = run_over({.lose = 0.1, .refuse = 0.05, .kill_job = 0.05, .duplicate = 0.2, .delay = 0.4, .seed = seed},
+                            counts, fmt::format("propose-{}", seed), kProposeCampaign, {}, prepare_proposer);
+    SCOPED_TRACE(fmt::format("seed {}", seed));
+    EXPECT_TRUE(o.problems.empty()) << fmt::format("{}", fmt::join(o.problems, "\n"));
+    EXPECT_EQ(o.winner, reference.winner);
+    EXPECT_EQ(o.accepted, reference.accepted);
+    EXPECT_EQ(o.tasks, reference.tasks);
+  }
 }
 
 }  // namespace
