@@ -438,7 +438,7 @@ class CampaignRunner {
                            .proposals_left = left, .declared_left = declared_left, .rounds_without_gain = stall};
           return proposal_context(in).dump(2);
         },
-        [this] { return g_stop || stop_requested(); });
+        [this] { return g_stop || stop_requested(); }, {plain, best_tree});
     if (g_stop || stop_requested()) obey_stop();  // nothing they wrote counts: asked again on resume
     auto judged = m_propose.judge(round, runs, summary, m_candidates, m_proposals, made);
     results::Store::Group group(*m_store);

@@ -80,13 +80,15 @@ std::uint64_t ProposeStage::seed(int round, int index) const {
 
 std::vector<ProposerRun> ProposeStage::run(int round, const std::vector<int>& indices,
                                            const std::function<std::string(int)>& context_of,
-                                           const std::function<bool()>& stopping) {
+                                           const std::function<bool()>& stopping,
+                                           const std::vector<fs::path>& given) {
   const auto dir = folder() / fmt::format("r{}", round);
   fs::create_directories(dir);
-  // What the proposers are given to read must be what they leave: the source tree and the copies.
+  // What the proposers are given to read must be what they leave: the source tree and the copies
+  // the context names (not every tree of the cache: a campaign of 1,000 candidates has hundreds).
   std::map<fs::path, std::string> watched;
-  for (const auto& tree : {m_s.propose.tree, m_trees.root()})
-    watched[tree] = digest_or_empty(tree);
+  watched[m_s.propose.tree] = digest_or_empty(m_s.propose.tree);
+  for (const auto& tree : given) watched[tree] = digest_or_empty(tree);
   std::vector<jobs::TaskSpec> specs;
   for (int index : indices) {
     const auto out = dir / fmt::format("out{}", index);
@@ -126,8 +128,8 @@ std::vector<ProposerRun> ProposeStage::run(int round, const std::vector<int>& in
   std::string changed;
   for (const auto& [tree, before] : watched) {
     if (digest_or_empty(tree) == before) continue;
-    if (tree == m_trees.root()) {
-      // The copies it was given to read: made again from the source tree when next needed.
+    if (tree != m_s.propose.tree) {
+      // A copy it was given to read: made again from the source tree when next needed.
       std::error_code ignored;
       fs::remove_all(tree, ignored);
       changed += (changed.empty() ? "" : ", ") + tree.string() + " (the copies are made again)";

@@ -57,11 +57,12 @@ class ProposeStage {
   std::filesystem::path folder() const;  // RESULTS.proposals
 
   // Runs proposers `indices` for `round` at once; `context_of(index)` is the JSON text each one
-  // reads. `stopping` is polled while they run: a stop kills them (nothing they wrote counts, so
-  // a resumed campaign runs them again).
+  // reads, and `given` the trees it names for them to read (copies in the cache: each one a
+  // proposer changed is removed, to be made again). `stopping` is polled while they run: a stop
+  // kills them (nothing they wrote counts, so a resumed campaign runs them again).
   std::vector<ProposerRun> run(int round, const std::vector<int>& indices,
                                const std::function<std::string(int)>& context_of,
-                               const std::function<bool()>& stopping);
+                               const std::function<bool()>& stopping, const std::vector<std::filesystem::path>& given);
 
   // Judges the runs' files against what is recorded (duplicates, parents, budgets). `made` is
   // the number of proposals the budget has counted so far.

@@ -120,6 +120,7 @@ max_attempts = 30
 struct Outcome {
   std::string winner;
   std::vector<std::string> accepted;  // the accepted proposals' names, in order
+  std::size_t refused = 0;
   std::set<std::tuple<std::int64_t, int, int>> tasks;  // (candidate, kind, index) recorded ok
   std::vector<std::string> problems;
 };
@@ -158,6 +159,7 @@ Outcome run_over(const Faults& faults, FaultCounts& counts, const std::string& t
   // Every accepted proposal has exactly one candidate (docs/propose.md).
   const auto candidates = store.candidates();
   for (const auto& p : store.proposals()) {
+    o.refused += p.status == results::ProposalStatus::refused;
     if (p.status != results::ProposalStatus::accepted) continue;
     o.accepted.push_back(p.name);
     const auto n = std::count_if(candidates.begin(), candidates.end(),
@@ -243,9 +245,10 @@ TEST(CampaignLoop, ThePipelinedRoundUnderFaults) {
   EXPECT_GT(injected, 20);
 }
 
-// A proposer over the fault-injecting backend (docs/propose.md): its answers, good and bad,
-// journalled once; every accepted proposal gets exactly one candidate; the same winner (a chain
-// of two patches) whatever the faults.
+// A proposer over the fault-injecting backend (docs/propose.md): its answers, good and bad (a
+// patch that does not apply, a wrong one, a failed run, a run that writes nothing, a path out of
+// the tree, a repeat, a binary patch, a run past its timeout), journalled once; every accepted
+// proposal gets exactly one candidate; the same winner (a chain of two patches) whatever the faults.
 constexpr const char* kProposeCampaign = R"([campaign]
 name = loop
 seed = 5
@@ -258,7 +261,8 @@ param = y: enum: a
 [propose]
 command = sh proposer.sh {round} {out}
 tree = tree
-budget = 8
+budget = 12
+timeout = 1s
 [explore]
 command = bench-tree {tree}/value.txt
 repeats = 2
@@ -284,6 +288,11 @@ case $r in
 1) p 1 3 three; p 7 8 stale; p 1 9 nine ;;
 2) p 3 5 five ;;
 3) echo 'no idea' >&2; exit 4 ;;
+4) ;;
+5) printf -- '--- a/../x\n+++ b/../x\n@@ -1 +1 @@\n-1\n+2\n' > "$out/outside.patch"
+   p 1 3 again; echo '{"parent": "baseline"}' > "$out/again.json"
+   printf -- '--- a/value.txt\n+++ b/value.txt\n@@ -1 +1 @@\n-5\n+\0\n' > "$out/binary.patch" ;;
+6) sleep 30 ;;
 *) echo finished > "$out/done" ;;
 esac
 )";
@@ -295,6 +304,7 @@ TEST(CampaignLoop, ProposalsUnderFaults) {
   ASSERT_TRUE(reference.problems.empty()) << fmt::format("{}", fmt::join(reference.problems, "\n"));
   EXPECT_EQ(reference.winner, "three+five x=1 y=a");
   EXPECT_EQ(reference.accepted, (std::vector<std::string>{"nine", "three", "five"}));  // a run's, by name
+  EXPECT_EQ(reference.refused, 7u);  // stale, the failed run, nothing, outside, again, binary, the timeout
   for (std::uint64_t seed = 1; seed <= 4; ++seed) {
     FaultCounts counts;
     const auto o = run_over({.lose = 0.1, .refuse = 0.05, .kill_job = 0.05, .duplicate = 0.2, .delay = 0.4, .seed = seed},
@@ -303,6 +313,7 @@ TEST(CampaignLoop, ProposalsUnderFaults) {
     EXPECT_TRUE(o.problems.empty()) << fmt::format("{}", fmt::join(o.problems, "\n"));
     EXPECT_EQ(o.winner, reference.winner);
     EXPECT_EQ(o.accepted, reference.accepted);
+    EXPECT_EQ(o.refused, reference.refused);
     EXPECT_EQ(o.tasks, reference.tasks);
   }
 }
