@@ -96,7 +96,9 @@ MpiBackend::MpiBackend(const BackendOptions& options)
       m_launcher(make_backend({.name = "local", .slots = 1, .path_prepend = options.path_prepend})) {
   // The campaign's own folder when it gives one, else $TMPDIR; a fresh mode-0700 folder either
   // way, so no other user can predict, pre-make or swap the manifest a job runs (PrivateDir.h).
-  const auto root = options.jobs_dir.empty() ? std::filesystem::temp_directory_path() : options.jobs_dir;
+  // Absolute: mpirun starts the ranks in the job's folder, where a relative path means another place.
+  const auto root = std::filesystem::absolute(options.jobs_dir.empty() ? std::filesystem::temp_directory_path()
+                                                                       : options.jobs_dir);
   remove_stale_private_dirs(root, "flotilla-mpi");
   m_dir = make_private_dir(root, "flotilla-mpi");
 }

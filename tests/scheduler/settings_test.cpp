@@ -365,7 +365,8 @@ TEST_F(SettingsTest, StagedIntent) {
   EXPECT_EQ(error_of(replace(staged, "command = verify --shard {shard} --shards {shards} --x {tile_x}\n", "")),
             f + ":8: [intent] stages: 'bottleneck' needs [evaluate] command: every stage's winner must be verified");
   EXPECT_EQ(error_of(staged, {"--intent.component=rest: share_rest:"}),
-            f + ":8: [intent] stages: 'bottleneck' needs at least one [intent] component with parameters");
+            f + ":8: [intent] stages: 'bottleneck' needs at least one [intent] component with parameters "
+                "(or a [propose] command that changes the code)");
 }
 
 TEST_F(SettingsTest, SuiteSettings) {
