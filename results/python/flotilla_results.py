@@ -25,8 +25,11 @@ reader and `flotilla results summary` reach the same conclusions:
     (max - min) / |median|; interval_low/high is the median's order-statistic interval at the
     campaign's confirm confidence, interval_coverage its actual coverage (docs/verdicts.md);
   - verified: every evaluate shard recorded and ok; rolled_back: a shard recorded and not ok;
+  - an objective counted from the tests (tests.passed, tests.GROUP; docs/propose.md) is that
+    metric of the test gate's verdict, for a campaign with no explore repeats;
   - verdict, ratio, ratio_low, ratio_high, pairs: the candidate's confirmation against the
-    baseline, as recorded in /confirmations;
+    baseline, as recorded in /confirmations (a failed one whose reason is an order effect or a
+    trend is "unreliable", as flotilla says);
   - parameter columns are typed from the recorded space: int -> int64, real -> float64, enum and
     ordinal -> an ordered pandas Categorical in the declared order (a groupby lists 16 before 128);
   - the winner: with confirmation on and a baseline, the eligible candidate (verified, or
@@ -53,6 +56,7 @@ import pandas as pd
 SUPPORTED_SCHEMAS = (1, 2)
 _LIFECYCLE = ("campaign_started", "campaign_resumed", "campaign_finished", "interrupted")
 _LOCK_OFFSET = 1 << 62  # the byte flotilla's writer locks (results/src/WriterLock.cpp)
+_UNRELIABLE = ("order effect:", "trend across runs:")  # reasons of results/Stats.cpp's unreliability()
 
 
 class CampaignFileError(Exception):
@@ -319,11 +323,26 @@ def _below_full_fidelity(config, fidelity):
     return name in values and values[name] != full
 
 
-def _summarize(candidates, trials, metrics, repeats, shards, confidence, fidelity=""):
+def _tests_objective(objective, evaluate, metric_values, shards):
+    """intent.objective = tests.passed or tests.GROUP (docs/propose.md): each candidate's value is a
+    metric of its test gate's verdict (evaluate index `shards`, latest attempt), not a median of
+    explore runs. {candidate id: value}."""
+    verdicts = evaluate[evaluate["index"] == shards]
+    if objective not in metric_values.columns or verdicts.empty:
+        return {}
+    values = metric_values[objective].reindex(verdicts.index)
+    return {int(c): float(v) for c, v in zip(verdicts["candidate"], values) if np.isfinite(v)}
+
+
+def _summarize(candidates, trials, metrics, repeats, shards, confidence, fidelity="", objective="", declared=0):
+    """Each candidate's status and objective (Analysis.h). `shards`: the evaluate trials a verdict
+    needs (with a test gate, the gate's own trial too); `declared`: the campaign's shards."""
     explore = _latest(trials, "explore")
     builds = _latest(trials, "build")
     evaluate = _latest(trials, "evaluate", shards) if shards > 0 else explore.iloc[0:0]
     metric_values = metrics.pivot_table(index="trial", columns="name", values="value", aggfunc="last")
+    counted = (_tests_objective(objective, _latest(trials, "evaluate"), metric_values, declared)
+               if objective.startswith("tests.") else {})
     rows = []
     for cid, config in zip(candidates["id"], candidates["config"]):
         mine = explore[explore["candidate"] == cid]
@@ -334,6 +353,8 @@ def _summarize(candidates, trials, metrics, repeats, shards, confidence, fidelit
         build = builds[builds["candidate"] == cid]
         if len(build) and build.iloc[-1]["status"] != "ok":  # never explored (docs/build.md)
             row.update(status="build_failed", reason=_first_error_line(build.iloc[-1]))
+        elif repeats == 0:
+            row["status"] = "explored"  # nothing to explore: its objective comes from its tests
         elif len(failed):
             first = failed.sort_values("index").iloc[0]
             row.update(status="explore_failed", reason=f"repeat {first['index']}: {first['reason']}")
@@ -359,6 +380,8 @@ def _summarize(candidates, trials, metrics, repeats, shards, confidence, fidelit
                 row["status"] = "verified"
             elif row["shards_done"] > row["shards_passed"]:
                 row["status"] = "rolled_back"
+        if row["status"] in ("verified", "rolled_back", "explored") and int(cid) in counted:
+            row["objective"] = counted[int(cid)]
         rows.append(row)
     fixed = ["status", "objective", "interval_low", "interval_high", "interval_coverage", "spread", "repeats_done",
              "shards_done", "shards_passed", "reason"]
@@ -421,7 +444,8 @@ class Campaign:
         self.estimates = _estimates_frame(estimate_rows)
         summary = _summarize(self.candidates, self.trials, self.metrics,
                              int(self.info.get("repeats", 1)), required,
-                             float(self.info.get("confirm_confidence", 0.95)), self.info.get("fidelity", ""))
+                             float(self.info.get("confirm_confidence", 0.95)), self.info.get("fidelity", ""),
+                             self.info.get("objective", ""), shards)
         summary = summary.join(self._verdicts(), how="left")
         self.space = _recorded_space(self.info.get("fingerprint", ""))
         params = _parameter_columns(self.candidates["config"], self.space)
@@ -539,7 +563,8 @@ class Campaign:
         out.update(confirmed_faster=int(verdicts.get("faster", 0)),
                    no_significant_difference=int(verdicts.get("no_difference", 0)),
                    confirmed_slower=int(verdicts.get("slower", 0)),
-                   confirmations_failed=int(verdicts.get("failed", 0)))
+                   confirmations_failed=int(verdicts.get("failed", 0)),
+                   confirmations_unreliable=int(verdicts.get("unreliable", 0)))
         return out
 
     @property
@@ -582,12 +607,18 @@ def _confirmations_frame(rows):
     if rows is None or len(rows) == 0:
         return pd.DataFrame(columns=columns)
     verdicts = _enum_names(rows.dtype, "verdict")
+    reasons = [_text(r) for r in rows["reason"]]
+    # An unreliable verdict (an order effect or a trend, results/Stats.h) is stored as failed with
+    # its reason, so the file's enum stays the one earlier files have; a failed pair's reason names
+    # the pair instead.
+    names = [verdicts.get(int(v), str(v)) for v in rows["verdict"]]
+    names = ["unreliable" if v == "failed" and r.startswith(_UNRELIABLE) else v for v, r in zip(names, reasons)]
     return pd.DataFrame({
         "candidate": rows["candidate"].astype(np.int64), "reference": rows["reference"].astype(np.int64),
-        "verdict": [verdicts.get(int(v), str(v)) for v in rows["verdict"]],
+        "verdict": names,
         "pairs": rows["pairs"].astype(np.int64), "looks": rows["looks"].astype(np.int64),
         "ratio": rows["ratio"], "low": rows["low"], "high": rows["high"], "confidence": rows["confidence"],
-        "min_effect": rows["min_effect"], "time": rows["time"], "reason": [_text(r) for r in rows["reason"]],
+        "min_effect": rows["min_effect"], "time": rows["time"], "reason": reasons,
     })
 
 

@@ -24,6 +24,20 @@ add_test(NAME analysis_typed_params_run
   COMMAND sh -c "mkdir -p '${_analysis}' && rm -f '${_typed}' && '${FLOTILLA_EXE}' run '${HERE}/typed_params.ini' --campaign.results='${_typed}' --no-live")
 set_tests_properties(analysis_typed_params_run PROPERTIES FIXTURES_SETUP analysis_typed LABELS integration)
 
+# Campaigns that proposers improved (docs/propose.md): configs/tdd.ini (a chain of fixes counted by
+# tests.passed, one rolled back) and configs/propose.ini (builds; a proposal rolled back, one that
+# does not compile, a chain of two). Both run from the source tree, where their proposers live.
+set(_tdd ${_analysis}/tdd.h5)
+set(_propose ${_analysis}/propose.h5)
+add_test(NAME analysis_tdd_run
+  COMMAND sh -c "mkdir -p '${_analysis}' && rm -rf '${_tdd}' '${_tdd}'.* && '${FLOTILLA_EXE}' run configs/tdd.ini --campaign.results='${_tdd}' --no-live"
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+add_test(NAME analysis_propose_run
+  COMMAND sh -c "mkdir -p '${_analysis}' && rm -rf '${_propose}' '${_propose}'.* && '${FLOTILLA_EXE}' run configs/propose.ini --campaign.results='${_propose}' --no-live"
+  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(analysis_tdd_run PROPERTIES FIXTURES_SETUP analysis_tdd LABELS integration TIMEOUT 300)
+set_tests_properties(analysis_propose_run PROPERTIES FIXTURES_SETUP analysis_propose LABELS integration TIMEOUT 300)
+
 set(_fixtures "analysis_a;analysis_b;analysis_crashed")
 foreach(check summary history top compare pareto params export crashed errors)
   add_test(NAME results_cli_${check}
@@ -74,10 +88,10 @@ endif()
 # recorded space, and the docs/analysis.md example runs.
 add_test(NAME results_python_reader_agrees_with_cli
   COMMAND ${SYSTEM_PYTHON} ${HERE}/check_python_reader.py ${FLOTILLA_EXE} ${PROJECT_SOURCE_DIR}/results/python
-          --typed ${_typed} ${_a} ${_b} ${_crashed})
+          --typed ${_typed} ${_a} ${_b} ${_crashed} ${_tdd})
 add_test(NAME results_python_doc_example
   COMMAND ${CMAKE_COMMAND} -E env PYTHONPATH=${PROJECT_SOURCE_DIR}/results/python
     ${SYSTEM_PYTHON} ${HERE}/run_analysis_doc_example.py ${PROJECT_SOURCE_DIR}/docs/analysis.md ${_a})
 set_tests_properties(results_python_doc_example PROPERTIES FIXTURES_REQUIRED "${_fixtures}" LABELS integration)
 set_tests_properties(results_python_reader_agrees_with_cli
-  PROPERTIES FIXTURES_REQUIRED "${_fixtures};analysis_typed" LABELS integration)
+  PROPERTIES FIXTURES_REQUIRED "${_fixtures};analysis_typed;analysis_tdd" LABELS integration)
