@@ -13,7 +13,10 @@
     campaign.events         # the scheduler's journal
     campaign.confirmations  # one row per confirmation: verdict, ratio and its interval (schema 2)
     campaign.estimates      # each explored candidate's estimate as the scheduler recorded it (schema 2)
+    campaign.proposals      # the proposal journal (docs/propose.md): one row per proposal or
+                            # proposer answer, with its patch, rationale and the candidate it became
     campaign.best           # the winner (a row of candidates), or None
+    campaign.lineage        # candidate ids from the root to the winner (a proposer's chain)
     campaign.space          # the parameters as recorded: {name: (kind, choices)}, in declared order
     campaign.complete       # False for a crashed, interrupted or still running campaign
 
@@ -39,7 +42,10 @@ reader and `flotilla results summary` reach the same conclusions:
     at another value is "screened": never verified or the winner (docs/search.md#fidelity);
   - with several objectives (attributes `objectives`, `pick`), the winner is the pick rule's
     member of the front of the eligible candidates; `front` lists the front of every candidate
-    not rolled back (docs/objectives.md).
+    not rolled back (docs/objectives.md);
+  - a candidate a proposer wrote has origin "proposal ID" (its row in /proposals): `proposal` is
+    that proposal's name, `parent` the candidate it built on, `chain` the names of the proposals
+    its tree applies, root first (results/Lineage.h); others have None, <NA> and ().
 Files are opened in SWMR mode, so a campaign that is running, or whose writer was killed, reads
 like any other; `complete`, `state` and `note` say how far it got. Needs h5py, numpy, pandas
 (Debian: python3-h5py, python3-pandas).
@@ -47,6 +53,7 @@ like any other; `complete`, `state` and `note` say how far it got. Needs h5py, n
 import fcntl
 import math
 import os
+import re
 import struct
 
 import h5py
@@ -278,6 +285,85 @@ def _test_numbers_frame(f):
     return pd.DataFrame(rows).astype({"candidate": np.int64, "value": np.float64})
 
 
+_PROPOSAL_STATUS = ("accepted", "refused", "answered")  # ProposalStatus in results/Store.h
+
+
+def _proposals_frame(f):
+    """/proposals with its texts from /proposal_text, one row per proposal or proposer answer, as
+    results/Store.cpp reads them: rows up to the first one never written (time 0), a text whose
+    bytes are not all there reads as empty. An empty frame for a file written before proposals."""
+    columns = ["id", "round", "proposer", "parent", "hash", "status", "name", "reason", "time", "patch", "rationale"]
+    if "proposals" not in f:
+        return pd.DataFrame(columns=columns)
+    rows = _read_table(f, "proposals")
+    rows = _written(rows, rows["time"] != 0)
+    text = f["proposal_text"]
+    text.refresh()
+    size = len(text)
+
+    def text_of(start, length):
+        start, length = int(start), int(length)
+        if length <= 0 or start < 0 or start + length > size:
+            return ""
+        return bytes(text[start:start + length]).decode("utf-8", "replace")
+
+    return pd.DataFrame({
+        "id": np.arange(len(rows), dtype=np.int64),
+        "round": rows["round"].astype(np.int64),
+        "proposer": rows["proposer"].astype(np.int64),
+        "parent": pd.array([p if p >= 0 else pd.NA for p in rows["parent"].tolist()], dtype="Int64"),
+        "hash": [f"{int(h):016x}" for h in rows["hash"]],
+        "status": [_PROPOSAL_STATUS[s] if 0 <= s < len(_PROPOSAL_STATUS) else str(s) for s in rows["status"].tolist()],
+        "name": [_text(n) for n in rows["name"]],
+        "reason": [_text(r) for r in rows["reason"]],
+        "patch": [text_of(r["patch_start"], r["patch_bytes"]) for r in rows],
+        "rationale": [text_of(r["rationale_start"], r["rationale_bytes"]) for r in rows],
+        "time": rows["time"],
+    }, columns=columns)
+
+
+def _proposal_of(origin):
+    """The proposal id in a candidate's origin ("proposal 12" -> 12), or None (results/Lineage.h)."""
+    prefix = "proposal "
+    digits = origin[len(prefix):] if origin.startswith(prefix) else ""
+    if not re.fullmatch(r"-?[0-9]+", digits):
+        return None
+    value = int(digits)
+    return value if 0 <= value < 2 ** 63 else None
+
+
+def _lineage_of(candidate, origins, parents):
+    """The candidates from the root down to `candidate` (itself last), following each proposal's
+    parent; `parents` maps proposal id -> parent candidate. A damaged file cannot make it loop."""
+    line, seen, at = [], set(), candidate
+    while 0 <= at < len(origins) and at not in seen:
+        seen.add(at)
+        line.append(at)
+        proposal = _proposal_of(origins[at])
+        if proposal is None or proposal >= len(parents):
+            break
+        at = parents[proposal]
+    return line[::-1]
+
+
+def _proposal_columns(candidates, proposals):
+    """Each candidate's proposal name, parent candidate and chain of proposal names (Analysis.cpp)."""
+    origins = list(candidates["origin"])
+    parents = [int(p) if p is not pd.NA else -1 for p in proposals["parent"]]
+    names = list(proposals["name"])
+    valid = [p if p is not None and p < len(names) else None for p in map(_proposal_of, origins)]
+    chains = []
+    for i, proposal in enumerate(valid):
+        line = _lineage_of(i, origins, parents) if proposal is not None else []
+        steps = [_proposal_of(origins[c]) for c in line]
+        chains.append(tuple(names[p] for p in steps if p is not None and p < len(names)))
+    return pd.DataFrame({
+        "proposal": [names[p] if p is not None else None for p in valid],
+        "chain": chains,
+        "parent": pd.array([parents[p] if p is not None and parents[p] >= 0 else pd.NA for p in valid], dtype="Int64"),
+    }, index=candidates.index)
+
+
 def _latest(trials, kind, limit=None):
     """Latest attempt of each (candidate, index) of one kind, for indices below limit (if any)."""
     of_kind = trials[trials["kind"] == kind]
@@ -423,6 +509,8 @@ class Campaign:
             estimate_rows = _read_table(f, "estimates") if "estimates" in f else None
             # Per-test outcomes, in files whose evaluate stage records them (test suites sharded
             # at scale); None otherwise, and test_outcomes stays at shard granularity.
+            # After the candidates: a proposal is written before the candidate it becomes.
+            self.proposals = _proposals_frame(f)
             self.tests = _tests_frame(f) if isinstance(f.get("tests"), h5py.Group) else None
             self.test_numbers = _test_numbers_frame(f) if isinstance(f.get("tests"), h5py.Group) else None
         self.candidates = pd.DataFrame({
@@ -431,6 +519,10 @@ class Campaign:
             "config": configs,
             "origin": [_text(o) for o in candidate_rows["origin"]],
         })
+        self.candidates = pd.concat([self.candidates, _proposal_columns(self.candidates, self.proposals)], axis=1)
+        made = {_proposal_of(o): i for i, o in zip(self.candidates["id"], self.candidates["origin"])}
+        # The candidate each proposal became, where `export --table proposals` has it.
+        self.proposals.insert(8, "candidate", pd.array([made.get(p, pd.NA) for p in self.proposals["id"]], dtype="Int64"))
         self.trials, self.metrics = _trials_frame(trial_rows, metric_rows)
         self.events = pd.DataFrame({
             "time": event_rows["time"],
@@ -550,6 +642,16 @@ class Campaign:
             return baseline.iloc[0] if not baseline.empty else None
         values = pool["objective"]
         return pool.loc[values.idxmax() if self.maximize else values.idxmin()]
+
+    @property
+    def lineage(self):
+        """The winner's line of descent: candidate ids from its root (the baseline, or the declared
+        candidate the first patch applied to) down to the winner; [] without a winner."""
+        best = self.best
+        if best is None:
+            return []
+        parents = [int(p) if p is not pd.NA else -1 for p in self.proposals["parent"]]
+        return _lineage_of(int(best["id"]), list(self.candidates["origin"]), parents)
 
     def counts(self):
         """Candidates per status and trial totals, as `flotilla results summary --json` reports."""

@@ -88,10 +88,10 @@ endif()
 # recorded space, and the docs/analysis.md example runs.
 add_test(NAME results_python_reader_agrees_with_cli
   COMMAND ${SYSTEM_PYTHON} ${HERE}/check_python_reader.py ${FLOTILLA_EXE} ${PROJECT_SOURCE_DIR}/results/python
-          --typed ${_typed} ${_a} ${_b} ${_crashed} ${_tdd})
+          --typed ${_typed} --tdd ${_tdd} ${_a} ${_b} ${_crashed} ${_propose})
 add_test(NAME results_python_doc_example
   COMMAND ${CMAKE_COMMAND} -E env PYTHONPATH=${PROJECT_SOURCE_DIR}/results/python
     ${SYSTEM_PYTHON} ${HERE}/run_analysis_doc_example.py ${PROJECT_SOURCE_DIR}/docs/analysis.md ${_a})
 set_tests_properties(results_python_doc_example PROPERTIES FIXTURES_REQUIRED "${_fixtures}" LABELS integration)
 set_tests_properties(results_python_reader_agrees_with_cli
-  PROPERTIES FIXTURES_REQUIRED "${_fixtures};analysis_typed;analysis_tdd" LABELS integration)
+  PROPERTIES FIXTURES_REQUIRED "${_fixtures};analysis_typed;analysis_tdd;analysis_propose" LABELS integration)
