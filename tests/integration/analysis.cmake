@@ -57,6 +57,9 @@ if(FLOTILLA_GNUPLOT)
             --objectives score:max,mem_mb:min)
   add_test(NAME results_plot_timeline_of_crashed_campaign
     COMMAND ${SYSTEM_PYTHON} ${HERE}/check_plots.py ${FLOTILLA_EXE} ${_crashed} timeline ${_analysis}/plots-crashed)
+  add_test(NAME results_plot_lineage
+    COMMAND ${SYSTEM_PYTHON} ${HERE}/check_plots.py ${FLOTILLA_EXE} ${_tdd} lineage ${_analysis}/plots-tdd)
+  set_tests_properties(results_plot_lineage PROPERTIES FIXTURES_REQUIRED analysis_tdd LABELS integration)
   set_tests_properties(results_plot_convergence results_plot_params results_plot_timeline results_plot_tests
     results_plot_pareto results_plot_timeline_of_crashed_campaign
     PROPERTIES FIXTURES_REQUIRED "${_fixtures}" LABELS integration)
@@ -65,13 +68,20 @@ if(FLOTILLA_GNUPLOT)
   add_test(NAME results_chart_outlier_run
     COMMAND sh -c "mkdir -p '${_analysis}' && rm -f '${_outlier}' && '${FLOTILLA_EXE}' run '${HERE}/outlier.ini' --campaign.results='${_outlier}' --no-live")
   set_tests_properties(results_chart_outlier_run PROPERTIES FIXTURES_SETUP chart_outlier LABELS integration)
-  foreach(check rollback_convergence rollback_tests rollback_timeline outlier_convergence analysis_pareto analysis_params)
+  foreach(check rollback_convergence rollback_tests rollback_timeline outlier_convergence analysis_pareto analysis_params
+                analysis_lineage tdd_lineage propose_lineage)
     if(check MATCHES "^rollback_")
       set(_file ${WORK}/rollback.h5)
       set(_needs rollback)
     elseif(check MATCHES "^outlier_")
       set(_file ${_outlier})
       set(_needs chart_outlier)
+    elseif(check MATCHES "^tdd_")
+      set(_file ${_tdd})
+      set(_needs analysis_tdd)
+    elseif(check MATCHES "^propose_")
+      set(_file ${_propose})
+      set(_needs analysis_propose)
     else()
       set(_file ${_a})
       set(_needs analysis_a)

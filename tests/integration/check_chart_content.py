@@ -15,6 +15,12 @@ campaign file written by flotilla here. CHECK names the campaign and chart:
   compat_tests          configs/compat.ini: per-test outcomes against the baseline; variant b's 4
                         candidates (rolled back) have the baseline's counts but 1 regression and
                         1 fix each, variant a's none
+  tdd_lineage           configs/tdd.ini: the winner's line of eight (baseline to errors) straight
+                        along the top row, compare_broken (rolled back) below it off unary_minus
+  propose_lineage       configs/propose.ini: the baseline's three proposals (one rolled back, one
+                        that does not build) and row_pointers on interchange; the winner's line
+                        (whichever its confirmation picked) along the top row
+  analysis_lineage      analysis.ini, which no proposer wrote: refused with its reason
 """
 import json
 import os
@@ -28,6 +34,12 @@ extra = ["--objectives", "score:max,mem_mb:min"] if kind == "pareto" else []
 out = os.path.join(outdir, f"{check}.png")
 p = subprocess.run([flotilla, "results", "plot", h5, "--kind", kind, "-o", out, "--json", *extra],
                    capture_output=True, text=True)
+if check == "analysis_lineage":
+    wanted = "flotilla results: nothing to plot: no proposer wrote a candidate in this campaign"
+    if p.returncode != 1 or p.stderr.strip() != wanted:
+        sys.exit(f"{check}: wanted exit 1 and {wanted!r}, got {p.returncode}: {p.stderr!r}")
+    print(f"ok: {check}")
+    sys.exit(0)
 if p.returncode != 0:
     sys.exit(f"plot {kind} failed ({p.returncode}): {p.stderr}")
 chart = json.loads(p.stdout)["chart"]
@@ -94,6 +106,36 @@ elif check == "compat_tests":
            "their counts equal the baseline's: only the diff tells them apart")
     expect(all(r["regressions"] == 0 and r["fixes"] == 0 for r in rows if r["status"] != "rolled_back"),
            "nothing changed in the other candidates")
+elif check in ("tdd_lineage", "propose_lineage"):
+    nodes = {n["candidate"]: n for n in chart["nodes"]}
+    places = [(n["depth"], n["row"]) for n in chart["nodes"]]
+    expect(len(set(places)) == len(places), "no two nodes share a place")
+    line = chart["lineage"]
+    expect(chart["winner"] == line[-1] and [nodes[i]["on_path"] for i in nodes] == [i in line for i in nodes],
+           "the winner ends its line, and the line's nodes alone are marked on it")
+    expect([(nodes[i]["depth"], nodes[i]["row"]) for i in line] == [(d, 0) for d in range(len(line))],
+           "the winner's line runs along the top row, one generation a column")
+    expect(all(n["parent"] is None or nodes[n["parent"]]["depth"] + 1 == n["depth"] for n in nodes.values()),
+           "each node one column right of its parent")
+    if check == "tdd_lineage":
+        expect(line == [0, 1, 2, 3, 5, 6, 7, 8] and len(nodes) == 9, "nine nodes, the winner errors at the end of eight")
+        broken = nodes[4]
+        expect((broken["name"], broken["status"], broken["parent"], broken["depth"], broken["row"], broken["label"])
+               == ("compare_broken", "rolled_back", 3, 4, 1, "compare_broken"),
+               "compare_broken rolled back, off unary_minus on the second row")
+        expect([nodes[i]["value_label"] for i in line] == ["10", "18", "22", "26", "30", "33", "37", "40"],
+               "each node of the line labelled with its tests.passed")
+        expect("errors (candidate 8), tests.passed 40" in chart["title"], "the title names the winner and its count")
+    else:
+        expect(len(nodes) == 5 and chart["rows"] == 3 and nodes[0]["name"] == "baseline" and nodes[0]["parent"] is None,
+               "the baseline and four proposals on three rows")
+        expect([(nodes[i]["name"], nodes[i]["status"], nodes[i]["parent"]) for i in (1, 2, 3, 4)] ==
+               [("interchange", "verified", 0), ("skip_half_k", "rolled_back", 0),
+                ("no_such_helper", "build_failed", 0), ("row_pointers", "verified", 1)],
+               "what became of each proposal, and on what it was built")
+        expect(nodes[3]["value_label"] == "build failed", "a build that failed says so")
+        winner = nodes[chart["winner"]]
+        expect(winner["value_label"] == f"{winner['ratio']:.3g}x confirmed", "the winner carries its confirmed speed-up")
 else:
     sys.exit(f"unknown check {check}")
 print(f"ok: {check}")

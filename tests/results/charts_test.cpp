@@ -243,5 +243,68 @@ TEST(Charts, TimelineRoundsMeasureTheWaitFromProposalToFirstStart) {
   EXPECT_FALSE(rounds[2].first_start);  // proposed, nothing started yet
 }
 
+// A small tree: the baseline (10), proposal a on it (12) with c on top (14, the winner), b on the
+// baseline rolled back, and a proposal on a refused. The winner's line is the top row, the
+// branch its own row below.
+TEST(Charts, LineageLaysTheWinnersLineOnTheTopRow) {
+  CampaignBuilder b;
+  b.add("x=1", 0, 10, Verdict::pass);
+  b.add("x=1", 1, 12, Verdict::pass);
+  b.add("x=1", 1, 15, Verdict::fail);
+  b.add("x=1", 2, 14, Verdict::pass);
+  const std::vector<ProposalRecord> proposals{
+      {.id = 0, .round = 1, .parent = 0, .status = ProposalStatus::accepted, .name = "a"},
+      {.id = 1, .round = 1, .parent = 0, .status = ProposalStatus::accepted, .name = "b"},
+      {.id = 2, .round = 2, .parent = 1, .status = ProposalStatus::accepted, .name = "c"},
+      {.id = 3, .round = 2, .parent = 1, .status = ProposalStatus::refused, .name = "d", .reason = "no hunk"},
+      {.id = 4, .round = 2, .status = ProposalStatus::answered}};
+  auto candidates = b.candidates;
+  candidates[1].origin = "proposal 0", candidates[2].origin = "proposal 1", candidates[3].origin = "proposal 2";
+  auto summary = summarize(b.info, candidates, b.trials, proposals);
+  add_proposals(summary, candidates, proposals);
+  const auto chart = lineage_chart(summary);
+  ASSERT_EQ(chart.nodes.size(), 4u);
+  const auto at = [&](std::size_t i) {
+    const auto& n = chart.nodes[i];
+    return std::tuple(n.candidate, n.depth, n.row, n.on_path);
+  };
+  EXPECT_EQ(at(0), std::tuple(0, 0u, 0u, true));
+  EXPECT_EQ(at(1), std::tuple(1, 1u, 0u, true));
+  EXPECT_EQ(at(2), std::tuple(3, 2u, 0u, true));
+  EXPECT_EQ(at(3), std::tuple(2, 1u, 1u, false));
+  EXPECT_EQ(chart.nodes[0].name, "baseline");
+  EXPECT_FALSE(chart.nodes[0].proposal);
+  EXPECT_EQ(chart.nodes[2].name, "c");
+  EXPECT_EQ(chart.nodes[2].parent, 1);
+  EXPECT_EQ(chart.nodes[2].proposal, 2);
+  EXPECT_EQ(chart.nodes[3].status, CandidateStatus::rolled_back);
+  EXPECT_EQ(chart.nodes[3].value, 15);
+  EXPECT_EQ(chart.nodes[1].refused, 1u);
+  EXPECT_EQ(chart.winner, 2u);
+  EXPECT_EQ(chart.columns, 3u);
+  EXPECT_EQ(chart.rows, 2u);
+  EXPECT_EQ(chart.accepted, 3u);
+  EXPECT_EQ(chart.refused, 1u);
+}
+
+// Without proposals there is no tree; a parent link that points forward (a damaged file) is not
+// followed, so its node is a root and nothing loops.
+TEST(Charts, LineageIsEmptyWithoutProposalsAndSurvivesBadLinks) {
+  CampaignBuilder b;
+  b.add("x=1", 0, 10, Verdict::pass);
+  b.add("x=2", 1, 11, Verdict::pass);
+  EXPECT_TRUE(lineage_chart(b.summary()).nodes.empty());
+  auto candidates = b.candidates;
+  candidates[1].origin = "proposal 0";
+  const std::vector<ProposalRecord> proposals{
+      {.id = 0, .round = 1, .parent = 1, .status = ProposalStatus::accepted, .name = "self"}};
+  const auto chart = lineage_chart(summarize(b.info, candidates, b.trials, proposals));
+  ASSERT_EQ(chart.nodes.size(), 2u);
+  EXPECT_EQ(chart.nodes[1].candidate, 1);
+  EXPECT_EQ(chart.nodes[1].parent, -1);
+  EXPECT_EQ(chart.nodes[1].depth, 0u);
+  EXPECT_EQ(chart.rows, 2u);
+}
+
 }  // namespace
 }  // namespace flotilla::results

@@ -21,6 +21,10 @@
 //  - Tests: regressions and fixes against the baseline, test by test (diff_outcomes), per
 //    candidate with its status, so a candidate rolled back for one broken test stands out among
 //    thousands of passes.
+//  - Lineage: the tree of proposals (docs/propose.md): a node per candidate a proposer wrote and
+//    per root its patches applied to (the baseline always), an edge from each parent; a node's
+//    column is its generation (patches above its root), and the winner's line runs straight
+//    along the top row, each other branch on rows of its own, so no two nodes share a place.
 #pragma once
 
 #include <cstddef>
@@ -134,5 +138,30 @@ TestsChart tests_chart(const CampaignSummary& summary, const std::vector<TestedC
 // Shards only: a shard the baseline passed and the candidate failed is a regression, the reverse a
 // fix (latest attempt of each shard; the test gate's verdict trial does not count).
 TestsChart shard_tests_chart(const CampaignSummary& summary, const std::vector<TrialRecord>& trials);
+
+// ---- lineage ----
+struct LineageNode {
+  std::int64_t candidate = 0;
+  std::int64_t parent = -1;                // the parent node's candidate; -1 for a root
+  std::optional<std::int64_t> proposal;    // the proposal it is; none for a root
+  std::string name;                        // the proposal's name; "baseline" or "candidate N" for a root
+  CandidateStatus status = CandidateStatus::pending;
+  std::optional<double> value;             // its objective
+  std::optional<double> ratio;             // its speed-up over the baseline, when confirmed faster
+  std::size_t depth = 0;                   // its column: patches above its root
+  std::size_t row = 0;                     // its row, from 0 at the top
+  bool on_path = false;                    // on the winner's lineage
+  std::size_t refused = 0;                 // refused proposals that named it as their parent
+};
+
+struct LineageChart {
+  std::vector<LineageNode> nodes;          // each parent before its children
+  std::optional<std::size_t> winner;       // index into nodes
+  std::size_t columns = 0, rows = 0;       // the grid the nodes take
+  std::size_t accepted = 0, refused = 0;   // proposals in the journal (refused: all, placed or not)
+};
+
+// Empty (no nodes) when no proposer wrote a candidate.
+LineageChart lineage_chart(const CampaignSummary& summary);
 
 }  // namespace flotilla::results
