@@ -55,27 +55,90 @@ std::optional<AxisRange> tukey_fence(std::vector<double> values, double k) {
   return AxisRange{q1 - k * (q3 - q1), q3 + k * (q3 - q1)};
 }
 
+namespace {
+
+// What a candidate's status and confirmation say, for the caption: "verified, no significant
+// difference".
+std::string standing(const CandidateSummary& c, bool confirming) {
+  auto text = std::string(to_string(c.status));
+  std::replace(text.begin(), text.end(), '_', ' ');
+  if (!confirming) return text;
+  if (!c.confirmation) return text + ", not confirmed";
+  if (c.confirmation->result.verdict == stats::Verdict::no_difference) return text + ", no significant difference";
+  return fmt::format("{}, confirmation {}", text, stats::verdict_key(c.confirmation->result.verdict));
+}
+
+// The caption under the title: who won and why, and whose value the curves end on when that is
+// another candidate (the curves are medians; the winner is confirmed faster).
+std::string convergence_caption(const CampaignSummary& s, std::optional<std::int64_t> best_median) {
+  const bool verifies = s.campaign.shards > 0;
+  const bool counted = is_tests_objective(s.campaign.objective);
+  if (!s.best) {
+    const auto eligible = s.count(verifies ? CandidateStatus::verified : CandidateStatus::explored);
+    if (eligible == 0) return verifies ? "no winner: nothing verified" : "no winner: nothing explored";
+    return "no winner: nothing is confirmed faster than the baseline, and the baseline itself is not verified";
+  }
+  const auto& w = s.candidates[*s.best];
+  std::string line;
+  if (s.best_confirmed)
+    line = fmt::format("winner (ringed): candidate {}, {:.3g}x [{:.3g}, {:.3g}] over the baseline, confirmed faster",
+                       w.record.id, w.confirmation->result.ratio, w.confirmation->result.low,
+                       w.confirmation->result.high);
+  else if (s.best == s.baseline && s.confirming)
+    line = fmt::format("winner (ringed): the baseline, candidate {} (nothing is confirmed faster)", w.record.id);
+  else if (!s.goals.empty())
+    line = fmt::format("winner (ringed): candidate {}, picked from the Pareto front of {} goals", w.record.id,
+                       s.goals.size());
+  else
+    line = fmt::format("winner (ringed): candidate {}, the best {} {} ({:.4g})", w.record.id,
+                       verifies ? "verified" : "explored", counted ? s.campaign.objective : "median", *w.objective);
+  if (best_median && *best_median != w.record.id)
+    line += fmt::format("; the curves end on candidate {} ({})", *best_median,
+                        standing(s.candidates[static_cast<std::size_t>(*best_median)], s.confirming));
+  return line;
+}
+
+}  // namespace
+
+double whole_number_step(const AxisRange& range) {
+  const double span = range.high - range.low;
+  for (double decade = 1;; decade *= 10)
+    for (double step : {1.0, 2.0, 5.0})
+      if (span / (step * decade) <= 10) return step * decade;
+}
+
 ConvergenceChart convergence_chart(const CampaignSummary& summary, const History& history) {
   ConvergenceChart chart;
+  chart.x = {0.5, static_cast<double>(std::max<std::size_t>(history.evaluations.size(), 1)) + 0.5};
+  const auto winner_id = summary.best ? std::optional(summary.candidates[*summary.best].record.id) : std::nullopt;
   std::vector<double> values;
-  std::vector<bool> on_best;  // per point: it holds a best-so-far value, so it is never clipped
+  std::vector<bool> kept;  // per point: it holds a best-so-far value or is the winner, so it is never clipped
+  bool whole = true;       // every plotted value is a whole number
   for (const auto& e : history.evaluations) {
     if (e.best_so_far) chart.best.emplace_back(e.evaluation, *e.best_so_far);
     if (e.best_verified_so_far) chart.best_verified.emplace_back(e.evaluation, *e.best_verified_so_far);
     chart.best_differs = chart.best_differs || (e.best_so_far && e.best_so_far != e.best_verified_so_far);
-    if (!e.objective) continue;
     const auto& c = summary.candidates[e.candidate];
+    if (e.improved) chart.best_median = c.record.id;
+    if (!e.objective) {
+      chart.failed.emplace_back(e.evaluation, c.record.id);
+      continue;
+    }
     const auto& interval = c.interval;
+    if (c.record.id == winner_id) chart.winner = chart.points.size();
     chart.points.push_back({.evaluation = e.evaluation,
                             .candidate = c.record.id,
                             .kind = kind_of(c.status),
                             .value = *e.objective,
                             .low = interval ? interval->low : *e.objective,
                             .high = interval ? interval->high : *e.objective});
+    const auto& p = chart.points.back();
+    for (double v : {p.value, p.low, p.high}) whole = whole && v == std::round(v);
     values.push_back(*e.objective);
-    on_best.push_back(c.status != CandidateStatus::rolled_back &&
-                      (e.objective == e.best_so_far || e.objective == e.best_verified_so_far));
+    kept.push_back(c.record.id == winner_id || (c.status != CandidateStatus::rolled_back &&
+                                                (e.objective == e.best_so_far || e.objective == e.best_verified_so_far)));
   }
+  chart.caption = convergence_caption(summary, chart.best_median);
   if (values.empty()) return chart;
   const auto fence = tukey_fence(values);
   // The range covers the points inside the fence and their intervals as far as the fence goes:
@@ -83,7 +146,7 @@ ConvergenceChart convergence_chart(const CampaignSummary& summary, const History
   double low = INFINITY, high = -INFINITY;
   for (std::size_t i = 0; i < chart.points.size(); ++i) {
     auto& p = chart.points[i];
-    if (fence && !fence->contains(p.value) && !on_best[i]) {
+    if (fence && !fence->contains(p.value) && !kept[i]) {
       p.clipped = p.value < fence->low ? -1 : 1;
       ++chart.clipped;
       continue;
@@ -92,6 +155,10 @@ ConvergenceChart convergence_chart(const CampaignSummary& summary, const History
     high = std::max({high, p.value, fence ? std::min(p.high, fence->high) : p.high});
   }
   chart.y = padded(low, high, 0.08);
+  // Room above the winner for its label: at least 16% of the axis (high = v + 0.16 (high - low)).
+  if (chart.winner)
+    chart.y.high = std::max(chart.y.high, (chart.points[*chart.winner].value - 0.16 * chart.y.low) / 0.84);
+  if (whole) chart.y_step = whole_number_step(chart.y);
   return chart;
 }
 

@@ -69,7 +69,7 @@ if(FLOTILLA_GNUPLOT)
     COMMAND sh -c "mkdir -p '${_analysis}' && rm -f '${_outlier}' && '${FLOTILLA_EXE}' run '${HERE}/outlier.ini' --campaign.results='${_outlier}' --no-live")
   set_tests_properties(results_chart_outlier_run PROPERTIES FIXTURES_SETUP chart_outlier LABELS integration)
   foreach(check rollback_convergence rollback_tests rollback_timeline outlier_convergence analysis_pareto analysis_params
-                analysis_lineage tdd_lineage propose_lineage)
+                analysis_lineage tdd_lineage propose_lineage tdd_convergence propose_convergence)
     if(check MATCHES "^rollback_")
       set(_file ${WORK}/rollback.h5)
       set(_needs rollback)

@@ -3,7 +3,13 @@
 shows, read from the `chart` member of its --json reply (the data the chart was drawn from), on a
 campaign file written by flotilla here. CHECK names the campaign and chart:
 
-  rollback_convergence  rollback.ini: 12 verified points, 4 rolled back, nothing clipped
+  rollback_convergence  rollback.ini: 12 verified points, 4 rolled back, nothing clipped; the winner
+                        (candidate 10, confirmed faster) marked and named in the title, which says
+                        the curves are the best so far by median; whole-number ticks for whole scores
+  tdd_convergence       configs/tdd.ini (tests.passed, a count): whole-number ticks, the axis from 1,
+                        the winner (candidate 8, 40 files) marked at the top with room for its label
+  propose_convergence   configs/propose.ini: the proposal that does not build is evaluation 4, in its
+                        place (marked as failed), not evaluation 1 before the baseline
   outlier_convergence   rollback.ini whose x=8 scores 500 (rolled back): those two points leave the
                         axis, marked above it; every other score (1..7) stays inside the y range
   rollback_tests        rollback.ini: shards against the baseline, 3 regressions for each of the
@@ -55,6 +61,23 @@ if check == "rollback_convergence":
     expect(chart["clipped"] == [], "nothing clipped")
     low, high = chart["y_range"]
     expect(low < 1 and high > 8, "the y range holds every score, 1 to 8")
+    expect(chart["winner"]["candidate"] == 10 and chart["winner"]["value"] == 6, "the winner, candidate 10, is marked")
+    title = chart["title"]
+    expect("best so far by median" in title and "winner (ringed): candidate 10, 6x" in title,
+           "the title says what the curves are and names the winner")
+    expect(chart["y_step"] == 1 and chart["x_range"] == [0.5, 16.5], "whole-number ticks; the x axis from 1")
+elif check == "tdd_convergence":
+    expect(chart["y_step"] is not None and chart["y_step"] >= 1 and chart["y_step"] == int(chart["y_step"]),
+           "whole-number ticks for a count")
+    expect(chart["x_range"][0] == 0.5 and chart["failed"] == [], "the x axis from 1, nothing failed")
+    low, high = chart["y_range"]
+    expect(chart["winner"] == {"candidate": 8, "evaluation": 9, "value": 40.0}, "the winner errors, marked")
+    expect(high >= 40 + 0.15 * (high - low), "room above the winner for its label")
+    expect("winner (ringed): candidate 8, the best verified tests.passed (40)" in chart["title"]
+           and "by median" not in chart["title"], "a count's title says no median")
+elif check == "propose_convergence":
+    expect(chart["failed"] == [{"evaluation": 4, "candidate": 3}], "the failed build is evaluation 4")
+    expect(chart["x_range"][0] == 0.5 and chart["points"].get("verified", 0) >= 1, "the axis from 1, the baseline on it")
 elif check == "outlier_convergence":
     clipped = chart["clipped"]
     expect(len(clipped) == 2 and all(c["value"] == 500 and c["side"] == "above" for c in clipped),

@@ -73,6 +73,58 @@ TEST(Charts, ConvergenceTellsBestFromBestVerified) {
   EXPECT_EQ(chart.points[1].kind, PointKind::explored);
 }
 
+// The curves end on candidate 3's median, but candidate 1 is the one confirmed faster: the winner
+// is marked on its own and the caption names both.
+TEST(Charts, ConvergenceMarksTheWinnerApartFromTheBestMedian) {
+  CampaignBuilder b;
+  b.add("x=1", 0, 1, Verdict::pass);
+  b.add("x=3", 0, 3, Verdict::pass);
+  b.add("x=2", 0, 2, Verdict::pass);
+  b.add("x=5", 0, 5, Verdict::pass);
+  auto summary = b.summary();
+  summary.candidates[1].confirmation =
+      ConfirmationSummary{.reference = 0, .result = {.verdict = stats::Verdict::faster, .ratio = 1.4, .low = 1.2, .high = 1.6}};
+  summary.best = 1, summary.best_confirmed = true, summary.confirming = true;
+  const auto chart = convergence_chart(summary, history(summary, b.trials));
+  ASSERT_TRUE(chart.winner);
+  EXPECT_EQ(chart.points[*chart.winner].candidate, 1);
+  EXPECT_EQ(chart.best_median, 3);
+  EXPECT_EQ(chart.caption,
+            "winner (ringed): candidate 1, 1.4x [1.2, 1.6] over the baseline, confirmed faster; the curves end on "
+            "candidate 3 (verified, not confirmed)");
+}
+
+// A first evaluation that failed keeps its place: the axis starts at 1, where it is marked.
+TEST(Charts, ConvergenceKeepsFailedEvaluationsOnTheAxis) {
+  CampaignBuilder b;
+  b.add("x=1", 0, std::nullopt);
+  b.add("x=2", 0, 2, Verdict::pass);
+  b.add("x=3", 0, 3, Verdict::pass);
+  const auto summary = b.summary();
+  const auto chart = convergence_chart(summary, history(summary, b.trials));
+  EXPECT_EQ(chart.failed, (std::vector<std::pair<std::size_t, std::int64_t>>{{1, 0}}));
+  EXPECT_EQ(chart.points.front().evaluation, 2u);
+  EXPECT_EQ(chart.x.low, 0.5);
+  EXPECT_EQ(chart.x.high, 3.5);
+}
+
+// Counts get whole-number ticks; measurements do not.
+TEST(Charts, ConvergenceTicksCountsInWholeNumbers) {
+  CampaignBuilder counts;
+  for (int passed : {38, 39, 40}) counts.add("x=" + std::to_string(passed), 0, passed, Verdict::pass);
+  const auto summary = counts.summary();
+  const auto chart = convergence_chart(summary, history(summary, counts.trials));
+  EXPECT_EQ(chart.y_step, 1.0);
+  EXPECT_GT(chart.y.high, 40 + 0.15 * (chart.y.high - chart.y.low));  // room for the winner's label above it
+  CampaignBuilder measured;
+  for (double gflops : {1.5, 2.25, 2.0}) measured.add("x=1", 0, gflops, Verdict::pass);
+  const auto other = measured.summary();
+  EXPECT_FALSE(convergence_chart(other, history(other, measured.trials)).y_step);
+  EXPECT_EQ(whole_number_step({0, 2.5}), 1);
+  EXPECT_EQ(whole_number_step({5, 45}), 5);
+  EXPECT_EQ(whole_number_step({0, 250}), 50);
+}
+
 TEST(Charts, ImportanceWarnsWhenSharesOverlap) {
   ImportanceReport report;
   report.samples = 20;

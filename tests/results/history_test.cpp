@@ -43,6 +43,25 @@ TEST(History, EvaluationsFollowExploreCompletionNotIds) {
   EXPECT_EQ(h.evaluations[1].best_so_far, 3.0);  // minimize: 3 stays best after 5
 }
 
+// A candidate whose build failed has no explore repeat: it is an evaluation when its build ended,
+// not before every other (it came first, at time 0, so a chart of such a campaign began at 2).
+TEST(History, AFailedBuildIsEvaluatedWhenItsBuildEnded) {
+  CampaignBuilder b;
+  b.add("x=1", 0, 1.0, Verdict::pass);
+  b.add("x=2", 1, 2.0, Verdict::pass);
+  b.candidates.push_back({2, 2, "x=3", "grid"});
+  b.trials.push_back({.candidate = 2, .kind = TrialKind::build, .status = TrialStatus::build_failed,
+                      .start = b.clock, .end = b.clock + 1});
+  b.add("x=4", 3, 4.0, Verdict::pass);
+  const auto h = history(b.summary(), b.trials);
+  ASSERT_EQ(h.evaluations.size(), 4u);
+  std::vector<std::size_t> order;
+  for (const auto& e : h.evaluations) order.push_back(e.candidate);
+  EXPECT_EQ(order, (std::vector<std::size_t>{0, 1, 2, 3}));
+  EXPECT_FALSE(h.evaluations[2].objective);
+  EXPECT_GT(h.evaluations[2].elapsed, h.evaluations[1].elapsed);
+}
+
 TEST(History, RoundsCarryTheBestForward) {
   CampaignBuilder b;
   b.add("x=1", 0, 1.0, Verdict::pass);

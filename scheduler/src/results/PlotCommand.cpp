@@ -61,26 +61,17 @@ std::string plot_line(const std::vector<std::pair<bool, std::string>>& clauses, 
   return line + '\n';
 }
 
-// The headline a chart must not contradict: the winner's verdict and its confirmed ratio.
-std::string verdict_line(const results::CampaignSummary& s) {
-  if (!s.best) return "nothing verified";
-  const auto& w = s.candidates[*s.best];
-  if (s.best_confirmed)
-    return fmt::format("winner: {:.3g}x [{:.3g}, {:.3g}] over the baseline, confirmed faster",
-                       w.confirmation->result.ratio, w.confirmation->result.low, w.confirmation->result.high);
-  if (s.best == s.baseline) return "winner: the baseline (nothing is confirmed faster)";
-  return "winner by median, not confirmed";
-}
-
-// Breaks `text` into lines of at most `width` characters at spaces, for a warning on a chart.
+// Breaks `text` into lines of at most `width` characters at spaces, for a warning or a title on a
+// chart; its own line breaks stay.
 std::string wrapped(const std::string& text, std::size_t width) {
   std::string out, line;
   for (std::size_t i = 0; i <= text.size(); ++i) {
-    const auto next = text.find(' ', i);
+    const auto next = text.find_first_of(" \n", i);
     const auto word = text.substr(i, next == std::string::npos ? std::string::npos : next - i);
     if (!line.empty() && line.size() + 1 + word.size() > width) out += line + '\n', line.clear();
     line += (line.empty() ? "" : " ") + word;
     if (next == std::string::npos) break;
+    if (text[next] == '\n') out += line + '\n', line.clear();
     i = next;
   }
   return out + line;
@@ -88,13 +79,28 @@ std::string wrapped(const std::string& text, std::size_t width) {
 
 std::string range(const results::AxisRange& r) { return fmt::format("[{}:{}]", cell(r.low), cell(r.high)); }
 
+// The key in a band of its own at the bottom, below the x axis label: where gnuplot puts an
+// outside key by itself, the label runs into its first line. Entries are up to about 240 px wide.
+std::string bottom_key(const PlotFile& file, std::size_t entries) {
+  const auto columns = static_cast<std::size_t>(std::max(1, (file.width - 40) / 240));
+  const auto rows = (entries + columns - 1) / columns;
+  return fmt::format("set bmargin {}\nset key at screen 0.5, screen 0.015 center bottom horizontal samplen 1.5 "
+                     "width 1 maxcols {}\n",
+                     4 + 1.25 * static_cast<double>(rows), columns);
+}
+
 Drawn convergence_script(const LoadedCampaign& c, const PlotFile& file) {
   const auto& info = c.summary.campaign;
+  const bool counted = results::is_tests_objective(info.objective) || info.repeats == 0;
   const auto h = results::history(c.summary, c.trials);
   const auto chart = results::convergence_chart(c.summary, h);
-  Rows verified, explored, rolled, clipped, best, best_verified;
+  Rows verified, explored, rolled, clipped, best, best_verified, failed, winner;
   const double edge = 0.03 * (chart.y.high - chart.y.low);  // clipped points sit just inside the border
-  auto data = nlohmann::json{{"y_range", {chart.y.low, chart.y.high}}, {"best_differs", chart.best_differs}};
+  auto data = nlohmann::json{{"x_range", {chart.x.low, chart.x.high}}, {"y_range", {chart.y.low, chart.y.high}},
+                             {"best_differs", chart.best_differs},
+                             {"y_step", chart.y_step ? nlohmann::json(*chart.y_step) : nlohmann::json()},
+                             {"best_median", chart.best_median ? nlohmann::json(*chart.best_median) : nlohmann::json()},
+                             {"failed", nlohmann::json::array()}};
   std::map<std::string, int> counts;  // points per kind
   for (const auto& p : chart.points) {
     const auto x = std::to_string(p.evaluation);
@@ -115,22 +121,42 @@ Drawn convergence_script(const LoadedCampaign& c, const PlotFile& file) {
   }
   data["points"] = counts;
   if (!data.contains("clipped")) data["clipped"] = nlohmann::json::array();
+  if (chart.winner) {
+    const auto& w = chart.points[*chart.winner];
+    winner.push_back({std::to_string(w.evaluation), cell(w.value), text_cell(fmt::format("winner #{}", w.candidate))});
+    data["winner"] = {{"candidate", w.candidate}, {"evaluation", w.evaluation}, {"value", w.value}};
+  }
+  // Evaluations with no value (the build or a repeat failed) keep their place, marked at the bottom.
+  for (const auto& [evaluation, candidate] : chart.failed) {
+    failed.push_back({std::to_string(evaluation), cell(chart.y.low + edge)});
+    data["failed"].push_back({{"evaluation", evaluation}, {"candidate", candidate}});
+  }
   for (const auto& [x, v] : chart.best) best.push_back({std::to_string(x), cell(v)});
   for (const auto& [x, v] : chart.best_verified) best_verified.push_back({std::to_string(x), cell(v)});
-  auto title = fmt::format("{}: convergence of {} ({} evaluations)\n{}", info.name, info.objective,
-                           h.evaluations.size(), verdict_line(c.summary));
+  auto title = fmt::format("{}: {} per evaluation and the best so far{} ({} evaluations)\n{}", info.name, info.objective,
+                           counted ? "" : " by median", h.evaluations.size(), chart.caption);
   if (chart.clipped)
     title += fmt::format("\n{} outlier{} beyond the axis (never a best so far), drawn at its edge with {} value",
                          chart.clipped, chart.clipped == 1 ? "" : "s", chart.clipped == 1 ? "its" : "their");
-  auto s = script_header(file, title);
+  data["title"] = title;
+  auto s = script_header(file, wrapped(title, static_cast<std::size_t>(file.width / 7.5)));
   s += datablock("verified", verified) + datablock("explored", explored) + datablock("rolled", rolled);
   s += datablock("clipped", clipped) + datablock("best", best) + datablock("best_verified", best_verified);
-  s += "set xlabel 'evaluation (candidates in the order they finished exploring)'\n";
+  s += datablock("failed", failed) + datablock("winner", winner);
+  s += fmt::format("set xlabel {}\n", gnuplot_string(counted ? "evaluation (candidates in the order their tests finished)"
+                                                             : "evaluation (candidates in the order they finished exploring)"));
   s += fmt::format("set ylabel {}\n",
-                   gnuplot_string(fmt::format("{}, median of {} repeats{}", metric_label(info.objective), info.repeats,
-                                              direction_note(info.direction != "minimize"))));
-  s += fmt::format("set yrange {}\nset xrange [0:{}]\n", range(chart.y), h.evaluations.size() + 1);
-  s += "set key outside bottom center horizontal\n";
+                   gnuplot_string(counted ? fmt::format("{}, counted from the tests{}", metric_label(info.objective),
+                                                        direction_note(info.direction != "minimize"))
+                                          : fmt::format("{}, median of {} repeats{}", metric_label(info.objective),
+                                                        info.repeats, direction_note(info.direction != "minimize"))));
+  s += fmt::format("set yrange {}\nset xrange {}\n", range(chart.y), range(chart.x));
+  if (h.evaluations.size() <= 25) s += "set xtics 1\n";  // evaluations are whole: no tick between two
+  if (chart.y_step) s += fmt::format("set ytics {}\nset format y '%g'\n", cell(*chart.y_step));
+  std::size_t entries = chart.winner.has_value();
+  for (const auto* rows : {&verified, &explored, &rolled, &clipped, &best, &best_verified, &failed})
+    entries += !rows->empty();
+  s += bottom_key(file, entries);
   // Best verified solid and wide, best so far dashed on top of it: where they agree both stay
   // visible, and where an unverified candidate leads the dashes part from the green.
   return {s + plot_line({{!best_verified.empty(),
@@ -149,6 +175,13 @@ Drawn convergence_script(const LoadedCampaign& c, const PlotFile& file) {
                          {!rolled.empty(),
                           fmt::format("$rolled using 1:2:3:4 with yerrorbars pt 2 ps 1.0 lc rgb '{}' title 'rolled back'",
                                       kRed)},
+                         {!failed.empty(),
+                          fmt::format("$failed using 1:2 with points pt 10 ps 1.2 lw 1.5 lc rgb '{}' title 'failed: no "
+                                      "value (build or run)'",
+                                      kGrey)},
+                         {!winner.empty(),
+                          "$winner using 1:2 with points pt 6 ps 2.8 lw 2 lc rgb 'black' title 'winner', "
+                          "$winner using 1:2:3 with labels center offset 0,1.7 notitle"},
                          {!clipped.empty(),
                           fmt::format("$clipped using 1:2:4 with points pt variable ps 1.6 lc rgb '{0}' notitle, "
                                       "$clipped using 1:5:3 with labels center tc rgb '{0}' notitle, "
@@ -507,15 +540,7 @@ Drawn lineage_script(const LoadedCampaign& c, const PlotFile& file) {
                         cell(-static_cast<double>(chart.rows) + 0.25));
   script += "unset ytics\nset grid noytics\nset border 1\nset xtics nomirror out 1 format '%g'\n";
   script += "set xlabel 'generation: patches on top of the root'\n";
-  // The key in a band of its own at the bottom, below the axis label (where gnuplot puts it by
-  // itself, the label runs into its first line).
-  // Its rows, for the margin: entries are up to about 240 px wide.
-  const std::size_t entries = 2 + by_status.size() + !refused.empty();
-  const auto key_columns = static_cast<std::size_t>(std::max(1, (file.width - 40) / 240));
-  const std::size_t key_rows = (entries + key_columns - 1) / key_columns;
-  script += fmt::format("set bmargin {}\nset key at screen 0.5, screen 0.015 center bottom horizontal samplen 1.5 "
-                        "width 1 maxcols {}\n",
-                        4 + 1.25 * static_cast<double>(key_rows), key_columns);
+  script += bottom_key(file, 2 + by_status.size() + !refused.empty());
   std::vector<std::pair<bool, std::string>> clauses = {
       {!path.empty(), fmt::format("$path using 1:2:3:4 with vectors nohead lw 9 lc rgb '{}' title 'the winner''s line'", kGold)},
       {!edges.empty(), "$edges using 1:2:3:4 with vectors nohead lw 1.5 lc rgb '#8a8a8a' notitle"},

@@ -8,9 +8,13 @@
 //  - Convergence: a point is an outlier when it lies beyond 3 interquartile ranges of the quartiles
 //    of all the plotted objectives (Tukey's far-out fence). Outliers leave the y range and are
 //    drawn at its edge, marked and labelled with their value, so one wild candidate cannot squash
-//    the rest into a sliver. A point that set a best-so-far value is never clipped: the curves
-//    show what the campaign could deliver, and the winner stays on the chart. With no spread
-//    between the quartiles nothing is clipped.
+//    the rest into a sliver. A point that set a best-so-far value, or the winner's, is never
+//    clipped: the curves show what the campaign could deliver, and the winner stays on the chart.
+//    With no spread between the quartiles nothing is clipped. The curves are best so far by
+//    median; the winner is the summary's (Analysis.h), confirmed faster when confirmation is on,
+//    so it is marked on its own and the caption names both when they differ. Every evaluation
+//    has its place on the x axis, from 1, those that failed (no value) as marks of their own.
+//    Objectives that are whole numbers (counts such as tests.passed) get whole-number ticks.
 //  - Pareto: the axes span every point with a margin, so no point sits on the border; front 1
 //    is always labelled with candidate ids, the others unless crowded; labels in the right half
 //    go left of their point, so none runs past the border.
@@ -66,12 +70,20 @@ struct ConvergencePoint {
 struct ConvergenceChart {
   std::vector<ConvergencePoint> points;
   std::vector<std::pair<std::size_t, double>> best, best_verified;  // (evaluation, value) steps
-  AxisRange y;
+  std::vector<std::pair<std::size_t, std::int64_t>> failed;        // (evaluation, candidate) with no value
+  AxisRange x, y;
+  std::optional<double> y_step;  // a whole-number tick step, when every value is a whole number
   std::size_t clipped = 0;
   bool best_differs = false;  // best so far is not verified somewhere: the two curves part
+  std::optional<std::size_t> winner;       // index into points of the summary's winner
+  std::optional<std::int64_t> best_median;  // the candidate holding the final best so far
+  std::string caption;                     // one line: the winner, and the best median when it differs
 };
 
 ConvergenceChart convergence_chart(const CampaignSummary& summary, const History& history);
+
+// A tick step for whole numbers over `range`: 1, 2, 5, 10, 20, 50, ... giving at most 10 ticks.
+double whole_number_step(const AxisRange& range);
 
 // ---- pareto ----
 struct ParetoChartPoint {
