@@ -38,6 +38,17 @@ add_test(NAME analysis_propose_run
 set_tests_properties(analysis_tdd_run PROPERTIES FIXTURES_SETUP analysis_tdd LABELS integration TIMEOUT 300)
 set_tests_properties(analysis_propose_run PROPERTIES FIXTURES_SETUP analysis_propose LABELS integration TIMEOUT 300)
 
+# Builds shared across rounds (build_stage.ini, one slot, two candidates a round), and a campaign
+# resumed 2 s after it finished, for the timeline.
+set(_builds ${_analysis}/builds/builds.h5)
+set(_resumed ${_analysis}/resumed.h5)
+add_test(NAME analysis_builds_run
+  COMMAND sh -c "rm -rf '${_analysis}/builds' && mkdir -p '${_analysis}/builds' && cd '${_analysis}/builds' && '${FLOTILLA_EXE}' run '${HERE}/build_stage.ini' --campaign.results='${_builds}' --resources.slots=1 --search.batch=2 --no-live")
+add_test(NAME analysis_resumed_run
+  COMMAND sh -c "mkdir -p '${_analysis}' && rm -f '${_resumed}' && '${FLOTILLA_EXE}' run '${HERE}/rollback.ini' --campaign.results='${_resumed}' --search.budget=5 --no-live && sleep 2 && '${FLOTILLA_EXE}' run '${HERE}/rollback.ini' --campaign.results='${_resumed}' --search.budget=15 --no-live")
+set_tests_properties(analysis_builds_run PROPERTIES FIXTURES_SETUP analysis_builds LABELS integration TIMEOUT 120)
+set_tests_properties(analysis_resumed_run PROPERTIES FIXTURES_SETUP analysis_resumed LABELS integration TIMEOUT 120)
+
 set(_fixtures "analysis_a;analysis_b;analysis_crashed")
 foreach(check summary history top compare pareto params export crashed errors)
   add_test(NAME results_cli_${check}
@@ -69,13 +80,20 @@ if(FLOTILLA_GNUPLOT)
     COMMAND sh -c "mkdir -p '${_analysis}' && rm -f '${_outlier}' && '${FLOTILLA_EXE}' run '${HERE}/outlier.ini' --campaign.results='${_outlier}' --no-live")
   set_tests_properties(results_chart_outlier_run PROPERTIES FIXTURES_SETUP chart_outlier LABELS integration)
   foreach(check rollback_convergence rollback_tests rollback_timeline outlier_convergence analysis_pareto analysis_params
-                analysis_lineage tdd_lineage propose_lineage tdd_convergence propose_convergence)
+                analysis_lineage tdd_lineage propose_lineage tdd_convergence propose_convergence builds_timeline
+                resumed_timeline)
     if(check MATCHES "^rollback_")
       set(_file ${WORK}/rollback.h5)
       set(_needs rollback)
     elseif(check MATCHES "^outlier_")
       set(_file ${_outlier})
       set(_needs chart_outlier)
+    elseif(check MATCHES "^builds_")
+      set(_file ${_builds})
+      set(_needs analysis_builds)
+    elseif(check MATCHES "^resumed_")
+      set(_file ${_resumed})
+      set(_needs analysis_resumed)
     elseif(check MATCHES "^tdd_")
       set(_file ${_tdd})
       set(_needs analysis_tdd)

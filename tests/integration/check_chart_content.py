@@ -21,6 +21,12 @@ campaign file written by flotilla here. CHECK names the campaign and chart:
   compat_tests          configs/compat.ini: per-test outcomes against the baseline; variant b's 4
                         candidates (rolled back) have the baseline's counts but 1 regression and
                         1 fix each, variant a's none
+  builds_timeline       build_stage.ini on 1 slot, 2 candidates a round (so later rounds share
+                        earlier builds): one lane (copies of a shared build draw none), builds in a
+                        colour and legend entry of their own, and no round's first task before
+                        its proposal (a copy carries its build's earlier start)
+  resumed_timeline      rollback.ini run to budget 5, then 2 s later resumed to 15: the 2 s between
+                        the runs are not running time, and are shown as such
   tdd_lineage           configs/tdd.ini: the winner's line of eight (baseline to errors) straight
                         along the top row, compare_broken (rolled back) below it off unary_minus
   propose_lineage       configs/propose.ini: the baseline's three proposals (one rolled back, one
@@ -118,6 +124,19 @@ elif check == "rollback_timeline":
     expect(len(chart["lanes"]) == 2, "two lanes for two slots")
     expect([r["round"] for r in chart["rounds"]] == [0, 1, 2, 3], "rounds 0 to 3")
     expect(all(r["wait"] >= 0 and r["first_start"] is not None for r in chart["rounds"]), "each round started")
+elif check == "builds_timeline":
+    expect(len(chart["lanes"]) == 1, f"one lane on one slot: {chart['lanes']}")
+    colors = {e["title"]: e["color"] for e in chart["legend"]}
+    expect("build" in colors and colors["build"] not in (colors.get("cancelled"), "#9a9a9a")
+           and list(colors.values()).count(colors["build"]) == 1, f"builds have a colour of their own: {colors}")
+    started = [r for r in chart["rounds"] if r["first_start"] is not None]
+    expect(len(started) >= 3 and all(r["first_start"] >= r["proposed"] for r in started),
+           "no round's first task started before the round was proposed")
+    expect(chart["longest_wait"] == max(r["wait"] for r in chart["rounds"]), "the longest wait is the rounds' longest")
+elif check == "resumed_timeline":
+    expect(chart["running_s"] <= chart["span_s"] - 2, f"{chart['running_s']} s running of {chart['span_s']} s")
+    expect(len(chart["stopped"]) == 1 and chart["stopped"][0][1] - chart["stopped"][0][0] >= 2,
+           f"the pause between the runs is shown: {chart['stopped']}")
 elif check == "compat_tests":
     expect(chart["per_test"] and chart["baseline"] == 0, "per-test outcomes compared against candidate 0")
     rows = chart["rows"]

@@ -274,18 +274,22 @@ TEST(Charts, TimelineFoldsAConfirmationsPairsIntoOneBar) {
 }
 
 // Round 1 was proposed at 110 and its first task started at 125 (queued 15 s); round 0 at once.
+// Candidate 2 shares candidate 0's build: its copy carries that build's time, 100, from round 0,
+// and must not make round 1's wait 0.
 TEST(Charts, TimelineRoundsMeasureTheWaitFromProposalToFirstStart) {
   const std::vector<CandidateRecord> candidates{
       {0, 0, "x=1", "baseline"}, {1, 1, "x=2", "grid"}, {2, 1, "x=3", "grid"}};
   const std::vector<TrialRecord> trials{{.candidate = 0, .start = 100, .end = 108},
                                         {.candidate = 2, .start = 126, .end = 130},
-                                        {.candidate = 1, .start = 125, .end = 129}};
+                                        {.candidate = 1, .start = 125, .end = 129},
+                                        {.candidate = 2, .kind = TrialKind::build, .start = 100, .end = 100.5,
+                                         .metrics = {{"built_by", 0}}}};
   const std::vector<EventRecord> events{{99, "campaign_started", ""},
                                         {100, "batch_proposed", "round 0: 1 candidates (baseline)"},
                                         {110, "batch_proposed", "round 1: 2 candidates (grid)"},
                                         {140, "batch_proposed", "round 2: 2 candidates (grid)"}};
   const auto tl = build_timeline(trials);
-  const auto rounds = timeline_rounds(tl, trials, candidates, events);
+  const auto rounds = timeline_rounds(tl, candidates, events);
   ASSERT_EQ(rounds.size(), 3u);
   EXPECT_EQ(rounds[0].wait, 0);
   EXPECT_EQ(rounds[1].round, 1);

@@ -41,6 +41,7 @@ constexpr const char* kLightGrey = "#cfcfcf";
 constexpr const char* kPaleRed = "#fbe0e0";
 constexpr const char* kPurple = "#9467bd";
 constexpr const char* kBrown = "#8c564b";
+constexpr const char* kTeal = "#17becf";
 constexpr const char* kGold = "#f2c14e";
 
 // A chart: its gnuplot script, and what it shows as data (the `chart` member of --json), so
@@ -265,29 +266,46 @@ Drawn params_script(const LoadedCampaign& c, const PlotFile& file, const results
           data};
 }
 
-const char* bar_color(const results::TimelineBar& b) {
+// A bar's legend entry and colour; the legend lists the entries the chart draws, in this order.
+struct BarEntry {
+  const char* title;
+  const char* color;
+};
+constexpr BarEntry kBarEntries[] = {{"build", kTeal},    {"explore", kBlue},  {"evaluate", kGreen},
+                                    {"confirm (all pairs)", kPurple}, {"warm-up", kLightGrey},
+                                    {"failed", kRed},    {"cancelled", kGrey}};
+
+std::size_t bar_entry(const results::TimelineBar& b) {
   using results::TrialKind;
-  if (b.status == results::TrialStatus::cancelled) return kGrey;
-  if (b.status != results::TrialStatus::ok) return kRed;
+  if (b.status == results::TrialStatus::cancelled) return 6;
+  if (b.status != results::TrialStatus::ok) return 5;
   switch (b.kind) {
-    case TrialKind::explore: return kBlue;
-    case TrialKind::evaluate: return kGreen;
-    case TrialKind::confirm: return kPurple;
-    case TrialKind::warmup: return kLightGrey;
-    case TrialKind::build: return kGrey;
+    case TrialKind::build: return 0;
+    case TrialKind::explore: return 1;
+    case TrialKind::evaluate: return 2;
+    case TrialKind::confirm: return 3;
+    case TrialKind::warmup: return 4;
   }
-  return kBlue;
+  return 1;
 }
 
+// Tasks per lane over time. Rounds start at dashed lines, the wait for their first task shaded;
+// time the campaign was not running (between an interruption or a crash and the resume) is grey
+// and counts neither as busy nor as idle.
 Drawn timeline_script(const LoadedCampaign& c, const PlotFile& file) {
   const auto tl = results::build_timeline(c.trials);
   if (tl.bars.empty()) throw std::runtime_error("nothing to plot: no trial is recorded yet");
   std::vector<results::CandidateRecord> candidates;
   for (const auto& cand : c.summary.candidates) candidates.push_back(cand.record);
-  const auto rounds = results::timeline_rounds(tl, c.trials, candidates, c.events);
+  const auto rounds = results::timeline_rounds(tl, candidates, c.events);
+  const auto running = results::running_periods(tl, c.trials, c.events);
   Rows bars;
-  for (const auto& b : tl.bars)
-    bars.push_back({cell(b.start), cell(b.end), std::to_string(b.lane), std::string("0x") + (bar_color(b) + 1)});
+  std::vector<bool> drawn(std::size(kBarEntries), false);
+  for (const auto& b : tl.bars) {
+    const auto entry = bar_entry(b);
+    drawn[entry] = true;
+    bars.push_back({cell(b.start), cell(b.end), std::to_string(b.lane), std::string("0x") + (kBarEntries[entry].color + 1)});
+  }
   // At most ~40 lane labels, so a thousand ranks still give a readable axis.
   std::string tics;
   const std::size_t every = (tl.lanes.size() + 39) / 40;
@@ -295,21 +313,41 @@ Drawn timeline_script(const LoadedCampaign& c, const PlotFile& file) {
     tics += fmt::format("{}{} {}", l ? ", " : "", gnuplot_string(tl.lanes[l].label), l);
   double longest_wait = 0;
   for (const auto& r : rounds) longest_wait = std::max(longest_wait, r.wait);
+  // The gaps between runs, within the span.
+  std::vector<results::TimelinePeriod> stopped;
+  double at = 0;
+  for (const auto& p : running) {
+    if (p.start > at) stopped.push_back({at, p.start});
+    at = std::max(at, p.end);
+  }
+  if (!running.empty() && at < tl.span) stopped.push_back({at, tl.span});
+  double running_s = running.empty() ? tl.span : 0;
+  for (const auto& p : running) running_s += p.end - p.start;
   auto data = nlohmann::json{{"lanes", nlohmann::json::array()}, {"rounds", nlohmann::json::array()},
-                             {"bars", tl.bars.size()}};
+                             {"bars", tl.bars.size()}, {"span_s", tl.span}, {"running_s", running_s},
+                             {"utilisation", tl.utilisation(running)}, {"longest_wait", longest_wait},
+                             {"legend", nlohmann::json::array()}};
   for (const auto& lane : tl.lanes) data["lanes"].push_back({{"label", lane.label}, {"tasks", lane.tasks}});
   for (const auto& r : rounds)
     data["rounds"].push_back({{"round", r.round}, {"proposed", r.proposed}, {"wait", r.wait},
                               {"first_start", r.first_start ? nlohmann::json(*r.first_start) : nlohmann::json()}});
+  for (std::size_t e = 0; e < std::size(kBarEntries); ++e)
+    if (drawn[e]) data["legend"].push_back({{"title", kBarEntries[e].title}, {"color", kBarEntries[e].color}});
+  data["stopped"] = nlohmann::json::array();
+  for (const auto& p : stopped) data["stopped"].push_back({p.start, p.end});
   auto s = script_header(
-      file, fmt::format("{}: tasks over time, {} lane{}{} (utilisation {:.0f}%)\n{} round{}, longest wait from a "
+      file, fmt::format("{}: tasks over time, {} lane{}{} (utilisation {:.0f}%{})\n{} round{}, longest wait from a "
                         "round's proposal to its first task {:.1f} s",
                         c.summary.campaign.name, tl.lanes.size(), tl.lanes.size() == 1 ? "" : "s",
                         tl.by_rank ? fmt::format(" on {} rank{}", tl.ranks, tl.ranks == 1 ? "" : "s") : "",
-                        100 * tl.utilisation(), rounds.size(), rounds.size() == 1 ? "" : "s", longest_wait));
+                        100 * tl.utilisation(running), stopped.empty() ? "" : " while the campaign ran",
+                        rounds.size(), rounds.size() == 1 ? "" : "s", longest_wait));
   s += datablock("bars", bars);
   s += fmt::format("set ytics ({})\nset yrange [{}:-0.6]\nset xrange [{}:*]\n", tics, tl.lanes.size() - 0.4,
                    cell(std::min(0.0, rounds.empty() ? 0.0 : rounds.front().proposed)));
+  for (const auto& p : stopped)
+    s += fmt::format("set object rect from {}, graph 0 to {}, graph 1 fc rgb '{}' fs solid 0.6 noborder behind\n",
+                     cell(p.start), cell(p.end), kLightGrey);
   // Each round starts at a dashed line (its proposal, named at the top); the time until its first
   // task started (queueing, on Slurm) is shaded. Names only while they fit.
   const bool named = rounds.size() <= 16;
@@ -324,12 +362,17 @@ Drawn timeline_script(const LoadedCampaign& c, const PlotFile& file) {
   }
   s += fmt::format("set xlabel 'time since the first task started [s]'\nset ylabel {}\n",
                    gnuplot_string(tl.by_rank ? "where it ran: host, rank (and slot)" : "slot (concurrent task lane)"));
-  s += "set style fill solid 0.85 noborder\nset key outside bottom center horizontal maxcols 3 samplen 2 height 1\n";
+  std::size_t entries = 1 + !stopped.empty();
+  for (bool d : drawn) entries += d;
+  s += "set style fill solid 0.85 noborder\n" + bottom_key(file, entries);
   s += "plot $bars using (($1+$2)/2):3:1:2:($3-0.38):($3+0.38):4 with boxxyerror lc rgb variable notitle";
-  for (auto [name, color] : {std::pair{"explore", kBlue}, {"evaluate", kGreen}, {"confirm (all pairs)", kPurple},
-                             {"warm-up", kLightGrey}, {"failed", kRed}, {"cancelled", kGrey}})
-    s += fmt::format(", \\\n     keyentry with boxes fs solid 0.85 lc rgb '{}' title '{}'", color, name);
+  for (std::size_t e = 0; e < std::size(kBarEntries); ++e)
+    if (drawn[e])
+      s += fmt::format(", \\\n     keyentry with boxes fs solid 0.85 lc rgb '{}' title '{}'", kBarEntries[e].color,
+                       kBarEntries[e].title);
   s += fmt::format(", \\\n     keyentry with boxes fs solid 0.25 lc rgb '{}' title 'round waiting to start'", kOrange);
+  if (!stopped.empty())
+    s += fmt::format(", \\\n     keyentry with boxes fs solid 0.6 lc rgb '{}' title 'campaign not running'", kLightGrey);
   return {s + '\n', data};
 }
 
