@@ -15,7 +15,7 @@ campaign file written by flotilla here. CHECK names the campaign and chart:
   rollback_tests        rollback.ini: shards against the baseline, 3 regressions for each of the
                         4 rolled-back candidates (x=7, 8), none for the rest
   analysis_pareto       analysis.ini: every point strictly inside both axes, front 1 labelled with
-                        ids, points at one place sharing one label
+                        ids, points at one place sharing one label, no label over a point
   analysis_params       analysis.ini (a full grid): the shares add up to 100%, no warning
   rollback_timeline     rollback.ini on 2 local slots: 2 lanes (not one per confirmation pair), 4 rounds
   compat_tests          configs/compat.ini: per-test outcomes against the baseline; variant b's 4
@@ -115,6 +115,16 @@ elif check == "analysis_pareto":
         words = labelled[0]["label"].replace(",", " ").split() if len(labelled) == 1 else []
         expect(all(f"#{p['candidate']}" in words for p in at),
                f"one label naming every front candidate at {at[0]['x']}, {at[0]['y']}")
+    mx, my = chart["marker"]
+    for p in points:
+        box = p.get("label_box")
+        if not box:
+            continue
+        (bx0, bx1), (by0, by1) = box["x"], box["y"]
+        expect(x0 < bx0 and bx1 < x1 and y0 < by0 and by1 < y1, f"the label of #{p['candidate']} inside the axes")
+        covered = [q["candidate"] for q in points
+                   if bx0 - mx < q["x"] < bx1 + mx and by0 - my < q["y"] < by1 + my]
+        expect(not covered, f"the label of #{p['candidate']} ({box['place']}) covers no point: {covered}")
 elif check == "analysis_params":
     expect(abs(chart["sum_percent"] - 100) < 1 and not chart["warning"], "shares add up to 100%, no warning")
     remainder = [b for b in chart["bars"] if b["remainder"]]

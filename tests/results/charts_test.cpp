@@ -189,6 +189,30 @@ TEST(Charts, ParetoLabelsPointsAndKeepsThemInsideTheAxes) {
   }
 }
 
+// A dominated point sits where the front point's label would go by default (right of it, above):
+// the label moves to another corner, and no label covers a point or another label.
+TEST(Charts, ParetoLabelsGoWhereTheyCoverNoPoint) {
+  CampaignBuilder b;
+  b.add("x=1", 0, 10, Verdict::pass, {{"mem", 1}});
+  b.add("x=2", 0, 30, Verdict::pass, {{"mem", 9}});
+  b.add("x=3", 0, 11.5, Verdict::pass, {{"mem", 1.6}});  // dominated by x=1, just right of it and above
+  const auto summary = b.summary();
+  const auto chart = pareto_chart(summary, pareto_fronts(summary, {{"score", true}, {"mem", false}}, false));
+  ASSERT_EQ(chart.points.size(), 3u);
+  const auto& first = chart.points[0];
+  ASSERT_EQ(first.candidate, 0);
+  EXPECT_NE(first.place, LabelPlace::right_above);
+  for (const auto& p : chart.points) {
+    if (p.label.empty()) continue;
+    EXPECT_GT(p.label_x.high, p.label_x.low);
+    for (const auto& q : chart.points) {
+      const bool covered = q.x + chart.marker_x > p.label_x.low && q.x - chart.marker_x < p.label_x.high &&
+                           q.y + chart.marker_y > p.label_y.low && q.y - chart.marker_y < p.label_y.high;
+      EXPECT_FALSE(covered) << "the label of #" << p.candidate << " covers #" << q.candidate;
+    }
+  }
+}
+
 TEST(Charts, ParetoPointsAtOnePlaceShareALabel) {
   CampaignBuilder b;
   b.add("x=1 y=a", 0, 10, Verdict::pass, {{"mem", 1}});

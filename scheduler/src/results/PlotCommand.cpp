@@ -192,15 +192,27 @@ Drawn convergence_script(const LoadedCampaign& c, const PlotFile& file) {
           data};
 }
 
+// Labels sit at the corner beside their point that Charts.h chose: one text column per corner,
+// each drawn with its own offset (in characters, as LabelMetrics says).
 Drawn pareto_script(const LoadedCampaign& c, const PlotFile& file, const std::vector<results::Goal>& goals) {
-  const auto chart = results::pareto_chart(c.summary, results::pareto_fronts(c.summary, goals, false));
+  // The plot area: the size less the margins (tic labels and the y label at the left, the title
+  // at the top, the x label and the key at the bottom), in pixels, and a character in it.
+  const double area_x = file.width - 90.0, area_y = file.height - 50.0 - 15 * 5.25;
+  const results::LabelMetrics metrics{.char_x = 7 / area_x, .char_y = 15 / area_y, .marker_x = 5 / area_x,
+                                      .marker_y = 5 / area_y};
+  const auto chart = results::pareto_chart(c.summary, results::pareto_fronts(c.summary, goals, false), metrics);
   Rows front, others;
   auto data = nlohmann::json{{"x_range", {chart.x.low, chart.x.high}}, {"y_range", {chart.y.low, chart.y.high}},
-                             {"points", nlohmann::json::array()}};
+                             {"marker", {chart.marker_x, chart.marker_y}}, {"points", nlohmann::json::array()}};
   for (const auto& p : chart.points) {
-    (p.front == 1 ? front : others)
-        .push_back({cell(p.x), cell(p.y), text_cell(p.label_left ? "" : p.label), text_cell(p.label_left ? p.label : "")});
-    data["points"].push_back({{"candidate", p.candidate}, {"x", p.x}, {"y", p.y}, {"front", p.front}, {"label", p.label}});
+    Rows::value_type row = {cell(p.x), cell(p.y), text_cell(""), text_cell(""), text_cell(""), text_cell("")};
+    row[2 + static_cast<std::size_t>(p.place)] = text_cell(p.label);
+    (p.front == 1 ? front : others).push_back(std::move(row));
+    auto point = nlohmann::json{{"candidate", p.candidate}, {"x", p.x}, {"y", p.y}, {"front", p.front}, {"label", p.label}};
+    if (!p.label.empty())
+      point["label_box"] = {{"place", results::to_string(p.place)}, {"x", {p.label_x.low, p.label_x.high}},
+                            {"y", {p.label_y.low, p.label_y.high}}};
+    data["points"].push_back(std::move(point));
   }
   const auto extra = goals.size() > 2 ? fmt::format(" (fronts over {} metrics)", goals.size()) : std::string();
   auto s = script_header(
@@ -211,17 +223,23 @@ Drawn pareto_script(const LoadedCampaign& c, const PlotFile& file, const std::ve
                    gnuplot_string(metric_label(goals[0].metric) + direction_note(goals[0].maximize)),
                    gnuplot_string(metric_label(goals[1].metric) + direction_note(goals[1].maximize)));
   s += fmt::format("set xrange {}\nset yrange {}\n", range(chart.x), range(chart.y));
-  s += "set key outside bottom center horizontal\n";
+  s += bottom_key(file, 2);
+  // right_above, left_above, right_below, left_below: columns 3 to 6.
+  const auto labels = [](const char* block, const char* color) {
+    const double ox = results::LabelMetrics::kOffsetX, oy = results::LabelMetrics::kOffsetY;
+    return fmt::format("{0} using 1:2:3 with labels left offset {2},{3} tc rgb '{1}' notitle, "
+                       "{0} using 1:2:4 with labels right offset -{2},{3} tc rgb '{1}' notitle, "
+                       "{0} using 1:2:5 with labels left offset {2},-{3} tc rgb '{1}' notitle, "
+                       "{0} using 1:2:6 with labels right offset -{2},-{3} tc rgb '{1}' notitle",
+                       block, color, ox, oy);
+  };
   return {s + plot_line({{!others.empty(),
-                          fmt::format("$others using 1:2 with points pt 7 ps 0.8 lc rgb '{}' title 'dominated', "
-                                      "$others using 1:2:3 with labels left offset 0.7,0.5 tc rgb '#666666' notitle, "
-                                      "$others using 1:2:4 with labels right offset -0.7,0.5 tc rgb '#666666' notitle",
-                                      kGrey)},
+                          fmt::format("$others using 1:2 with points pt 7 ps 0.8 lc rgb '{}' title 'dominated', {}",
+                                      kGrey, labels("$others", "#666666"))},
                          {!front.empty(),
                           fmt::format("$front using 1:2 with linespoints pt 7 ps 1.2 lw 2 lc rgb '{}' title 'Pareto "
-                                      "front (candidate ids)', $front using 1:2:3 with labels left offset 0.8,0.7 notitle, "
-                                      "$front using 1:2:4 with labels right offset -0.8,0.7 notitle",
-                                      kRed)}},
+                                      "front (candidate ids)', {}",
+                                      kRed, labels("$front", "black"))}},
                         "no candidate has every metric"),
           data};
 }

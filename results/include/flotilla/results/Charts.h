@@ -16,8 +16,11 @@
 //    has its place on the x axis, from 1, those that failed (no value) as marks of their own.
 //    Objectives that are whole numbers (counts such as tests.passed) get whole-number ticks.
 //  - Pareto: the axes span every point with a margin, so no point sits on the border; front 1
-//    is always labelled with candidate ids, the others unless crowded; labels in the right half
-//    go left of their point, so none runs past the border.
+//    is always labelled with candidate ids, the others unless crowded. Each label goes to one of
+//    the four corners beside its point, clear of the point's own marker: the first (front first)
+//    in which it covers no point, meets no label placed before it and stays inside the axes, else
+//    the one with the fewest of those faults; points in the right half try the left corners
+//    first, so labels stay inside the border.
 //  - Params: the first-order shares are honest only when they leave something for interactions
 //    and noise; when they add up to more than 100% (parameters that varied together share credit)
 //    or a parameter has nearly one candidate per value (its share fits noise), the chart says so;
@@ -35,6 +38,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "flotilla/results/Analysis.h"
@@ -86,21 +90,39 @@ ConvergenceChart convergence_chart(const CampaignSummary& summary, const History
 double whole_number_step(const AxisRange& range);
 
 // ---- pareto ----
+// Where a label sits: beside its point, above or below it, to its right or its left.
+enum class LabelPlace { right_above, left_above, right_below, left_below };
+std::string_view to_string(LabelPlace place);
+
+// The size of a character, and of a point's marker (half its width and height), as fractions of
+// the plot area's width and height: what the chart needs to place labels. The defaults are
+// DejaVu Sans 10 (7 x 15 px) and a marker of 1.2 (about 10 px) on the plot area of a 1000x600
+// chart.
+struct LabelMetrics {
+  double char_x = 7.0 / 860, char_y = 15.0 / 450;
+  double marker_x = 5.0 / 860, marker_y = 5.0 / 450;
+  // The label's offset from its point in characters: a character across, 0.9 of a line up or down.
+  static constexpr double kOffsetX = 1.0, kOffsetY = 0.9;
+};
+
 struct ParetoChartPoint {
   std::int64_t candidate = 0;
   double x = 0, y = 0;
   std::size_t front = 0;
-  std::string label;        // "#12" (front 1 with few points: "#12 x=4 y=a"); empty: unlabelled
-  bool label_left = false;  // the label goes left of the point (it is in the right half)
+  std::string label;  // "#12" (front 1 with few points: "#12 x=4 y=a"); empty: unlabelled
+  LabelPlace place = LabelPlace::right_above;
+  AxisRange label_x, label_y;  // the label's extent in axis units (estimated from LabelMetrics)
 };
 
 struct ParetoChart {
   std::vector<ParetoChartPoint> points;  // front 1 first, sorted by x
   AxisRange x, y;
   std::size_t on_front = 0;
+  double marker_x = 0, marker_y = 0;  // a marker's half width and height in axis units
 };
 
-ParetoChart pareto_chart(const CampaignSummary& summary, const std::vector<ParetoPoint>& fronts);
+ParetoChart pareto_chart(const CampaignSummary& summary, const std::vector<ParetoPoint>& fronts,
+                         const LabelMetrics& metrics = {});
 
 // ---- params ----
 struct ImportanceBar {
