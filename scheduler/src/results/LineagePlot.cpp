@@ -139,9 +139,10 @@ Drawn lineage_script(const LoadedCampaign& c, const PlotFile& file) {
   script += "unset ytics\nset grid noytics\nset border 1\nset xtics nomirror out 1 format '%g'\n";
   script += "set xlabel 'generation: patches on top of the root'\n";
   script += bottom_key(file, 2 + by_status.size() + !refused.empty());
+  // The winner's line over the other edges: a branch's first step shares its parent's row.
   std::vector<std::pair<bool, std::string>> clauses = {
-      {!path.empty(), fmt::format("$path using 1:2:3:4 with vectors nohead lw 9 lc rgb '{}' title 'the winner''s line'", kGold)},
       {!edges.empty(), "$edges using 1:2:3:4 with vectors nohead lw 1.5 lc rgb '#8a8a8a' notitle"},
+      {!path.empty(), fmt::format("$path using 1:2:3:4 with vectors nohead lw 9 lc rgb '{}' title 'the winner''s line'", kGold)},
       {!winner.empty(), "$winner using 1:2 with points pt 6 ps 4.2 lw 2.5 lc rgb 'black' notitle, "
                         "keyentry with points pt 6 ps 2 lw 2 lc rgb 'black' title 'winner'"}};
   for (const auto& [status, rows] : by_status) {
