@@ -13,7 +13,10 @@
     campaign.events         # the scheduler's journal
     campaign.confirmations  # one row per confirmation: verdict, ratio and its interval (schema 2)
     campaign.estimates      # each explored candidate's estimate as the scheduler recorded it (schema 2)
+    campaign.proposals      # the proposal journal (docs/propose.md): one row per proposal or
+                            # proposer answer, with its patch, rationale and the candidate it became
     campaign.best           # the winner (a row of candidates), or None
+    campaign.lineage        # candidate ids from the root to the winner (a proposer's chain)
     campaign.space          # the parameters as recorded: {name: (kind, choices)}, in declared order
     campaign.complete       # False for a crashed, interrupted or still running campaign
 
@@ -25,8 +28,11 @@ reader and `flotilla results summary` reach the same conclusions:
     (max - min) / |median|; interval_low/high is the median's order-statistic interval at the
     campaign's confirm confidence, interval_coverage its actual coverage (docs/verdicts.md);
   - verified: every evaluate shard recorded and ok; rolled_back: a shard recorded and not ok;
+  - an objective counted from the tests (tests.passed, tests.GROUP; docs/propose.md) is that
+    metric of the test gate's verdict, for a campaign with no explore repeats;
   - verdict, ratio, ratio_low, ratio_high, pairs: the candidate's confirmation against the
-    baseline, as recorded in /confirmations;
+    baseline, as recorded in /confirmations (a failed one whose reason is an order effect or a
+    trend is "unreliable", as flotilla says);
   - parameter columns are typed from the recorded space: int -> int64, real -> float64, enum and
     ordinal -> an ordered pandas Categorical in the declared order (a groupby lists 16 before 128);
   - the winner: with confirmation on and a baseline, the eligible candidate (verified, or
@@ -36,7 +42,10 @@ reader and `flotilla results summary` reach the same conclusions:
     at another value is "screened": never verified or the winner (docs/search.md#fidelity);
   - with several objectives (attributes `objectives`, `pick`), the winner is the pick rule's
     member of the front of the eligible candidates; `front` lists the front of every candidate
-    not rolled back (docs/objectives.md).
+    not rolled back (docs/objectives.md);
+  - a candidate a proposer wrote has origin "proposal ID" (its row in /proposals): `proposal` is
+    that proposal's name, `parent` the candidate it built on, `chain` the names of the proposals
+    its tree applies, root first (results/Lineage.h); others have None, <NA> and ().
 Files are opened in SWMR mode, so a campaign that is running, or whose writer was killed, reads
 like any other; `complete`, `state` and `note` say how far it got. Needs h5py, numpy, pandas
 (Debian: python3-h5py, python3-pandas).
@@ -44,6 +53,7 @@ like any other; `complete`, `state` and `note` say how far it got. Needs h5py, n
 import fcntl
 import math
 import os
+import re
 import struct
 
 import h5py
@@ -53,6 +63,7 @@ import pandas as pd
 SUPPORTED_SCHEMAS = (1, 2)
 _LIFECYCLE = ("campaign_started", "campaign_resumed", "campaign_finished", "interrupted")
 _LOCK_OFFSET = 1 << 62  # the byte flotilla's writer locks (results/src/WriterLock.cpp)
+_UNRELIABLE = ("order effect:", "trend across runs:")  # reasons of results/Stats.cpp's unreliability()
 
 
 class CampaignFileError(Exception):
@@ -274,6 +285,85 @@ def _test_numbers_frame(f):
     return pd.DataFrame(rows).astype({"candidate": np.int64, "value": np.float64})
 
 
+_PROPOSAL_STATUS = ("accepted", "refused", "answered")  # ProposalStatus in results/Store.h
+
+
+def _proposals_frame(f):
+    """/proposals with its texts from /proposal_text, one row per proposal or proposer answer, as
+    results/Store.cpp reads them: rows up to the first one never written (time 0), a text whose
+    bytes are not all there reads as empty. An empty frame for a file written before proposals."""
+    columns = ["id", "round", "proposer", "parent", "hash", "status", "name", "reason", "time", "patch", "rationale"]
+    if "proposals" not in f:
+        return pd.DataFrame(columns=columns)
+    rows = _read_table(f, "proposals")
+    rows = _written(rows, rows["time"] != 0)
+    text = f["proposal_text"]
+    text.refresh()
+    size = len(text)
+
+    def text_of(start, length):
+        start, length = int(start), int(length)
+        if length <= 0 or start < 0 or start + length > size:
+            return ""
+        return bytes(text[start:start + length]).decode("utf-8", "replace")
+
+    return pd.DataFrame({
+        "id": np.arange(len(rows), dtype=np.int64),
+        "round": rows["round"].astype(np.int64),
+        "proposer": rows["proposer"].astype(np.int64),
+        "parent": pd.array([p if p >= 0 else pd.NA for p in rows["parent"].tolist()], dtype="Int64"),
+        "hash": [f"{int(h):016x}" for h in rows["hash"]],
+        "status": [_PROPOSAL_STATUS[s] if 0 <= s < len(_PROPOSAL_STATUS) else str(s) for s in rows["status"].tolist()],
+        "name": [_text(n) for n in rows["name"]],
+        "reason": [_text(r) for r in rows["reason"]],
+        "patch": [text_of(r["patch_start"], r["patch_bytes"]) for r in rows],
+        "rationale": [text_of(r["rationale_start"], r["rationale_bytes"]) for r in rows],
+        "time": rows["time"],
+    }, columns=columns)
+
+
+def _proposal_of(origin):
+    """The proposal id in a candidate's origin ("proposal 12" -> 12), or None (results/Lineage.h)."""
+    prefix = "proposal "
+    digits = origin[len(prefix):] if origin.startswith(prefix) else ""
+    if not re.fullmatch(r"-?[0-9]+", digits):
+        return None
+    value = int(digits)
+    return value if 0 <= value < 2 ** 63 else None
+
+
+def _lineage_of(candidate, origins, parents):
+    """The candidates from the root down to `candidate` (itself last), following each proposal's
+    parent; `parents` maps proposal id -> parent candidate. A damaged file cannot make it loop."""
+    line, seen, at = [], set(), candidate
+    while 0 <= at < len(origins) and at not in seen:
+        seen.add(at)
+        line.append(at)
+        proposal = _proposal_of(origins[at])
+        if proposal is None or proposal >= len(parents):
+            break
+        at = parents[proposal]
+    return line[::-1]
+
+
+def _proposal_columns(candidates, proposals):
+    """Each candidate's proposal name, parent candidate and chain of proposal names (Analysis.cpp)."""
+    origins = list(candidates["origin"])
+    parents = [int(p) if p is not pd.NA else -1 for p in proposals["parent"]]
+    names = list(proposals["name"])
+    valid = [p if p is not None and p < len(names) else None for p in map(_proposal_of, origins)]
+    chains = []
+    for i, proposal in enumerate(valid):
+        line = _lineage_of(i, origins, parents) if proposal is not None else []
+        steps = [_proposal_of(origins[c]) for c in line]
+        chains.append(tuple(names[p] for p in steps if p is not None and p < len(names)))
+    return pd.DataFrame({
+        "proposal": [names[p] if p is not None else None for p in valid],
+        "chain": chains,
+        "parent": pd.array([parents[p] if p is not None and parents[p] >= 0 else pd.NA for p in valid], dtype="Int64"),
+    }, index=candidates.index)
+
+
 def _latest(trials, kind, limit=None):
     """Latest attempt of each (candidate, index) of one kind, for indices below limit (if any)."""
     of_kind = trials[trials["kind"] == kind]
@@ -319,11 +409,26 @@ def _below_full_fidelity(config, fidelity):
     return name in values and values[name] != full
 
 
-def _summarize(candidates, trials, metrics, repeats, shards, confidence, fidelity=""):
+def _tests_objective(objective, evaluate, metric_values, shards):
+    """intent.objective = tests.passed or tests.GROUP (docs/propose.md): each candidate's value is a
+    metric of its test gate's verdict (evaluate index `shards`, latest attempt), not a median of
+    explore runs. {candidate id: value}."""
+    verdicts = evaluate[evaluate["index"] == shards]
+    if objective not in metric_values.columns or verdicts.empty:
+        return {}
+    values = metric_values[objective].reindex(verdicts.index)
+    return {int(c): float(v) for c, v in zip(verdicts["candidate"], values) if np.isfinite(v)}
+
+
+def _summarize(candidates, trials, metrics, repeats, shards, confidence, fidelity="", objective="", declared=0):
+    """Each candidate's status and objective (Analysis.h). `shards`: the evaluate trials a verdict
+    needs (with a test gate, the gate's own trial too); `declared`: the campaign's shards."""
     explore = _latest(trials, "explore")
     builds = _latest(trials, "build")
     evaluate = _latest(trials, "evaluate", shards) if shards > 0 else explore.iloc[0:0]
     metric_values = metrics.pivot_table(index="trial", columns="name", values="value", aggfunc="last")
+    counted = (_tests_objective(objective, _latest(trials, "evaluate"), metric_values, declared)
+               if objective.startswith("tests.") else {})
     rows = []
     for cid, config in zip(candidates["id"], candidates["config"]):
         mine = explore[explore["candidate"] == cid]
@@ -334,6 +439,8 @@ def _summarize(candidates, trials, metrics, repeats, shards, confidence, fidelit
         build = builds[builds["candidate"] == cid]
         if len(build) and build.iloc[-1]["status"] != "ok":  # never explored (docs/build.md)
             row.update(status="build_failed", reason=_first_error_line(build.iloc[-1]))
+        elif repeats == 0:
+            row["status"] = "explored"  # nothing to explore: its objective comes from its tests
         elif len(failed):
             first = failed.sort_values("index").iloc[0]
             row.update(status="explore_failed", reason=f"repeat {first['index']}: {first['reason']}")
@@ -359,6 +466,8 @@ def _summarize(candidates, trials, metrics, repeats, shards, confidence, fidelit
                 row["status"] = "verified"
             elif row["shards_done"] > row["shards_passed"]:
                 row["status"] = "rolled_back"
+        if row["status"] in ("verified", "rolled_back", "explored") and int(cid) in counted:
+            row["objective"] = counted[int(cid)]
         rows.append(row)
     fixed = ["status", "objective", "interval_low", "interval_high", "interval_coverage", "spread", "repeats_done",
              "shards_done", "shards_passed", "reason"]
@@ -400,6 +509,8 @@ class Campaign:
             estimate_rows = _read_table(f, "estimates") if "estimates" in f else None
             # Per-test outcomes, in files whose evaluate stage records them (test suites sharded
             # at scale); None otherwise, and test_outcomes stays at shard granularity.
+            # After the candidates: a proposal is written before the candidate it becomes.
+            self.proposals = _proposals_frame(f)
             self.tests = _tests_frame(f) if isinstance(f.get("tests"), h5py.Group) else None
             self.test_numbers = _test_numbers_frame(f) if isinstance(f.get("tests"), h5py.Group) else None
         self.candidates = pd.DataFrame({
@@ -408,6 +519,10 @@ class Campaign:
             "config": configs,
             "origin": [_text(o) for o in candidate_rows["origin"]],
         })
+        self.candidates = pd.concat([self.candidates, _proposal_columns(self.candidates, self.proposals)], axis=1)
+        made = {_proposal_of(o): i for i, o in zip(self.candidates["id"], self.candidates["origin"])}
+        # The candidate each proposal became, where `export --table proposals` has it.
+        self.proposals.insert(8, "candidate", pd.array([made.get(p, pd.NA) for p in self.proposals["id"]], dtype="Int64"))
         self.trials, self.metrics = _trials_frame(trial_rows, metric_rows)
         self.events = pd.DataFrame({
             "time": event_rows["time"],
@@ -421,7 +536,8 @@ class Campaign:
         self.estimates = _estimates_frame(estimate_rows)
         summary = _summarize(self.candidates, self.trials, self.metrics,
                              int(self.info.get("repeats", 1)), required,
-                             float(self.info.get("confirm_confidence", 0.95)), self.info.get("fidelity", ""))
+                             float(self.info.get("confirm_confidence", 0.95)), self.info.get("fidelity", ""),
+                             self.info.get("objective", ""), shards)
         summary = summary.join(self._verdicts(), how="left")
         self.space = _recorded_space(self.info.get("fingerprint", ""))
         params = _parameter_columns(self.candidates["config"], self.space)
@@ -527,6 +643,16 @@ class Campaign:
         values = pool["objective"]
         return pool.loc[values.idxmax() if self.maximize else values.idxmin()]
 
+    @property
+    def lineage(self):
+        """The winner's line of descent: candidate ids from its root (the baseline, or the declared
+        candidate the first patch applied to) down to the winner; [] without a winner."""
+        best = self.best
+        if best is None:
+            return []
+        parents = [int(p) if p is not pd.NA else -1 for p in self.proposals["parent"]]
+        return _lineage_of(int(best["id"]), list(self.candidates["origin"]), parents)
+
     def counts(self):
         """Candidates per status and trial totals, as `flotilla results summary --json` reports."""
         status = self.candidates["status"].value_counts()
@@ -539,7 +665,8 @@ class Campaign:
         out.update(confirmed_faster=int(verdicts.get("faster", 0)),
                    no_significant_difference=int(verdicts.get("no_difference", 0)),
                    confirmed_slower=int(verdicts.get("slower", 0)),
-                   confirmations_failed=int(verdicts.get("failed", 0)))
+                   confirmations_failed=int(verdicts.get("failed", 0)),
+                   confirmations_unreliable=int(verdicts.get("unreliable", 0)))
         return out
 
     @property
@@ -582,12 +709,18 @@ def _confirmations_frame(rows):
     if rows is None or len(rows) == 0:
         return pd.DataFrame(columns=columns)
     verdicts = _enum_names(rows.dtype, "verdict")
+    reasons = [_text(r) for r in rows["reason"]]
+    # An unreliable verdict (an order effect or a trend, results/Stats.h) is stored as failed with
+    # its reason, so the file's enum stays the one earlier files have; a failed pair's reason names
+    # the pair instead.
+    names = [verdicts.get(int(v), str(v)) for v in rows["verdict"]]
+    names = ["unreliable" if v == "failed" and r.startswith(_UNRELIABLE) else v for v, r in zip(names, reasons)]
     return pd.DataFrame({
         "candidate": rows["candidate"].astype(np.int64), "reference": rows["reference"].astype(np.int64),
-        "verdict": [verdicts.get(int(v), str(v)) for v in rows["verdict"]],
+        "verdict": names,
         "pairs": rows["pairs"].astype(np.int64), "looks": rows["looks"].astype(np.int64),
         "ratio": rows["ratio"], "low": rows["low"], "high": rows["high"], "confidence": rows["confidence"],
-        "min_effect": rows["min_effect"], "time": rows["time"], "reason": [_text(r) for r in rows["reason"]],
+        "min_effect": rows["min_effect"], "time": rows["time"], "reason": reasons,
     })
 
 

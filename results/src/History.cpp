@@ -26,15 +26,20 @@ void keep_best(std::optional<double>& best, std::optional<double> value, bool ma
 History history(const CampaignSummary& summary, const std::vector<TrialRecord>& trials) {
   const bool maximize = summary.campaign.direction != "minimize";
   const auto n = summary.candidates.size();
-  // When each candidate finished exploring: the end of its last explore repeat.
-  std::vector<double> explored_at(n, 0);
+  // When each candidate finished exploring: the end of its last explore repeat; for one with
+  // none (a campaign whose objective its tests count, or a failed build), the end of its last
+  // trial, so evaluations still come in the order they were judged.
+  std::vector<double> explored_at(n, 0), last_end(n, 0);
   double first_start = std::numeric_limits<double>::infinity();
   for (const auto& t : trials) {
     first_start = std::min(first_start, t.start);
-    if (t.kind != TrialKind::explore || t.candidate < 0 || static_cast<std::size_t>(t.candidate) >= n) continue;
-    auto& at = explored_at[static_cast<std::size_t>(t.candidate)];
-    at = std::max(at, t.end);
+    if (t.candidate < 0 || static_cast<std::size_t>(t.candidate) >= n) continue;
+    const auto i = static_cast<std::size_t>(t.candidate);
+    if (t.kind == TrialKind::explore) explored_at[i] = std::max(explored_at[i], t.end);
+    if (t.kind != TrialKind::confirm && t.kind != TrialKind::warmup) last_end[i] = std::max(last_end[i], t.end);
   }
+  for (std::size_t i = 0; i < n; ++i)
+    if (explored_at[i] == 0) explored_at[i] = last_end[i];
   if (trials.empty()) first_start = 0;
 
   std::vector<std::size_t> order;

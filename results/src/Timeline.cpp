@@ -4,8 +4,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <tuple>
 
 namespace flotilla::results {
@@ -69,11 +71,63 @@ std::string lane_label(const Place& place, std::size_t slot, std::size_t slots, 
 
 TrialPlace place_of(const TrialRecord& trial) { return place_from(trial); }
 
-double Timeline::utilisation() const {
+namespace {
+
+// The length of [start, end] within the periods (which do not overlap).
+double overlap(double start, double end, const std::vector<TimelinePeriod>& periods) {
+  double inside = 0;
+  for (const auto& p : periods) inside += std::max(0.0, std::min(end, p.end) - std::max(start, p.start));
+  return inside;
+}
+
+}  // namespace
+
+double Timeline::utilisation(const std::vector<TimelinePeriod>& running) const {
   if (lanes.empty() || span <= 0) return 0;
+  const auto periods = running.empty() ? std::vector<TimelinePeriod>{{0, span}} : running;
   double busy = 0;
-  for (const auto& lane : lanes) busy += lane.busy;
-  return std::min(1.0, busy / (span * static_cast<double>(lanes.size())));
+  for (const auto& bar : bars) busy += overlap(bar.start, bar.end, periods);
+  const double time = overlap(0, span, periods);
+  return time > 0 ? std::min(1.0, busy / (time * static_cast<double>(lanes.size()))) : 0;
+}
+
+bool shared_build_copy(const TrialRecord& trial) {
+  if (trial.kind != TrialKind::build) return false;
+  for (const auto& m : trial.metrics)
+    if (m.name == "built_by") return m.value != static_cast<double>(trial.candidate);
+  return false;
+}
+
+std::vector<TimelinePeriod> running_periods(const Timeline& timeline, const std::vector<TrialRecord>& trials,
+                                            const std::vector<EventRecord>& events) {
+  // Each run's start and, when recorded, its end (epoch seconds).
+  struct Run {
+    double start;
+    std::optional<double> end;
+  };
+  std::vector<Run> runs;
+  for (const auto& e : events) {
+    if (e.kind == "campaign_started" || e.kind == "campaign_resumed") runs.push_back({e.time, std::nullopt});
+    else if ((e.kind == "interrupted" || e.kind == "campaign_finished") && !runs.empty() && !runs.back().end)
+      runs.back().end = e.time;
+  }
+  std::vector<TimelinePeriod> periods;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const double next = i + 1 < runs.size() ? runs[i + 1].start : INFINITY;
+    double end = runs[i].start;
+    if (runs[i].end) {
+      end = *runs[i].end;
+    } else {  // no word from it: its last record before the next run
+      for (const auto& e : events)
+        if (e.time >= runs[i].start && e.time < next) end = std::max(end, e.time);
+      for (const auto& t : trials)
+        if (t.start >= runs[i].start && t.start < next) end = std::max(end, std::min(t.end, next));
+    }
+    const double from = std::max(0.0, runs[i].start - timeline.origin);
+    const double to = std::min(timeline.span, end - timeline.origin);
+    if (to > from) periods.push_back({from, to});
+  }
+  return periods;
 }
 
 Timeline build_timeline(const std::vector<TrialRecord>& trials) {
@@ -94,6 +148,7 @@ Timeline build_timeline(const std::vector<TrialRecord>& trials) {
   std::map<std::tuple<std::int64_t, double, double>, std::size_t> confirmations;
   for (std::size_t row = 0; row < trials.size(); ++row) {
     const auto& t = trials[row];
+    folded[row] = shared_build_copy(t);  // no task ran for it: the build it copies is drawn
     if (t.kind != TrialKind::confirm) continue;
     auto [it, first] = confirmations.try_emplace({t.candidate, t.start, t.end}, row);
     if (!first) folded[row] = true, ++runs[it->second];
@@ -134,24 +189,25 @@ Timeline build_timeline(const std::vector<TrialRecord>& trials) {
   return tl;
 }
 
-std::vector<TimelineRound> timeline_rounds(const Timeline& timeline, const std::vector<TrialRecord>& trials,
-                                           const std::vector<CandidateRecord>& candidates,
+std::vector<TimelineRound> timeline_rounds(const Timeline& timeline, const std::vector<CandidateRecord>& candidates,
                                            const std::vector<EventRecord>& events) {
   std::map<std::int32_t, TimelineRound> rounds;
   for (const auto& e : events) {
     int round = 0;
-    // "round 3: 8 candidates (random)"; a resumed campaign may propose a round again: the
-    // first proposal counts, since its wait began then.
-    if (e.kind != "batch_proposed" || std::sscanf(e.detail.c_str(), "round %d:", &round) != 1) continue;
+    // "round 3: 8 candidates (random)", "round 3: proposer 0: ..."; a resumed campaign may
+    // propose a round again: the first proposal counts, since its wait began then.
+    if ((e.kind != "batch_proposed" && e.kind != "proposals") || std::sscanf(e.detail.c_str(), "round %d:", &round) != 1)
+      continue;
     rounds.try_emplace(round, TimelineRound{.round = round, .proposed = e.time - timeline.origin});
   }
-  for (const auto& t : trials) {
-    if (t.candidate < 0 || static_cast<std::size_t>(t.candidate) >= candidates.size()) continue;
-    const auto it = rounds.find(candidates[static_cast<std::size_t>(t.candidate)].round);
+  // Drawn bars only: a copy of a shared build carries the start of the build it copies, from an
+  // earlier round, and made that round's wait read 0.
+  for (const auto& bar : timeline.bars) {
+    if (bar.candidate < 0 || static_cast<std::size_t>(bar.candidate) >= candidates.size()) continue;
+    const auto it = rounds.find(candidates[static_cast<std::size_t>(bar.candidate)].round);
     if (it == rounds.end()) continue;
     auto& r = it->second;
-    const double start = t.start - timeline.origin;
-    if (!r.first_start || start < *r.first_start) r.first_start = start;
+    if (!r.first_start || bar.start < *r.first_start) r.first_start = bar.start;
   }
   std::vector<TimelineRound> out;
   for (auto& [round, r] : rounds) {

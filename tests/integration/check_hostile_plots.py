@@ -8,9 +8,10 @@ names are hostile too) is edited with h5py so that every text field that reaches
 backquotes, an @macro, quotes, and a newline + EOD + system("touch ..."): the campaign name (every
 title), the trials' host (the timeline's lane labels), the parameter names and the configurations
 (the params bars and the Pareto point labels), the objective and a second metric's name (titles and
-axis labels). Every --kind then draws its chart, with --script, from a folder of its own: the chart
-is drawn, it shows the hostile text, and no file named PWN* appears (each payload touches one,
-relative to gnuplot's working directory, which is flotilla's).
+axis labels), and a proposal's name (the lineage's node labels). Every --kind then draws its chart,
+with --script, from a folder of its own: the chart is drawn, it shows the hostile text, and no file
+named PWN* appears (each payload touches one, relative to gnuplot's working directory, which is
+flotilla's).
 """
 import json
 import os
@@ -19,6 +20,7 @@ import subprocess
 import sys
 
 import h5py
+import numpy as np
 
 FLOTILLA, WORK = sys.argv[1:3]
 shutil.rmtree(WORK, ignore_errors=True)
@@ -30,6 +32,7 @@ HOST = "h`touch PWN_host`'\"@x\nEOD\nsystem('touch PWN_host_eod')"
 PARAM_X = "x`touch${IFS}PWN_param`'\"@GPVAL_PWD"
 PARAM_Y = "y\nEOD\nsystem('touch${IFS}PWN_param_eod')\n#"
 OBJECTIVE = "score`touch PWN_objective`'\"\nEOD\n"
+PROPOSAL = "p`touch PWN_proposal`'\"@GPVAL_PWD\nEOD\nsystem('touch PWN_p')"
 METRIC = "mem`touch PWN_metric`'\"@GPVAL_PWD"
 
 tap = os.path.join(WORK, "tap.sh")
@@ -95,7 +98,16 @@ with h5py.File(h5, "r+") as f:
         values = dict(word.split("=") for word in bytes(c).decode().split())
         configs.append(fixed(f"{PARAM_X}={values['x']} {PARAM_Y}={values['y']}", 1024))
     candidates["config"] = configs
+    # Candidate 1 becomes a proposer's candidate, on the baseline, under a hostile proposal name
+    # (the lineage chart's node label and title).
+    candidates["origin"][1] = b"proposal 0"
     f["candidates"][:] = candidates
+    proposals = f["proposals"]
+    row = np.zeros(1, dtype=proposals.dtype)
+    row["round"], row["parent"], row["status"], row["time"] = 1, 0, 0, 1.0
+    row["name"] = fixed(PROPOSAL, 64)
+    proposals.resize((1,))
+    proposals[0] = row[0]
 
 failures = []
 objectives = f"{OBJECTIVE}:max,{METRIC}:min"
@@ -104,7 +116,8 @@ for kind, extra, shows in (
         ("pareto", ["--objectives", objectives], lambda chart: any(PARAM_X in p["label"] for p in chart["points"])),
         ("params", ["--metric", f"{METRIC}:min"], lambda chart: {PARAM_X, PARAM_Y} <= {b["label"] for b in chart["bars"]}),
         ("timeline", [], lambda chart: all(lane["label"].startswith(HOST) for lane in chart["lanes"])),
-        ("tests", [], lambda chart: chart["per_test"] and chart["rows"])):
+        ("tests", [], lambda chart: chart["per_test"] and chart["rows"]),
+        ("lineage", [], lambda chart: any(n["name"] == PROPOSAL for n in chart["nodes"]))):
     here = os.path.join(WORK, kind)
     os.makedirs(here)
     out, script = os.path.join(here, f"{kind}.png"), os.path.join(here, f"{kind}.gp")

@@ -1,10 +1,14 @@
 #!/usr/bin/python3
-"""check_python_reader.py FLOTILLA PYTHON_DIR [--typed TYPED.h5] FILE.h5... — the pandas reader
-(results/python) and the C++ CLI agree on every file: candidate and trial counts per status, the best
-candidate, completeness; every parameter column has the dtype of its recorded kind; the reader refuses
-foreign and unsupported files with the CLI's messages. With --typed, the campaign of typed_params.ini:
-int, real, ordinal and enum columns typed, and groupby in numeric and declared order.
+"""check_python_reader.py FLOTILLA PYTHON_DIR [--typed TYPED.h5] [--tdd TDD.h5] FILE.h5... — the pandas
+reader (results/python) and the C++ CLI agree on every file: candidate and trial counts per status, the
+best candidate, completeness, the proposal journal and each candidate's proposal, parent and chain, the
+winner's lineage; every parameter column has the dtype of its recorded kind; the reader refuses foreign
+and unsupported files with the CLI's messages. With --typed, the campaign of typed_params.ini: int,
+real, ordinal and enum columns typed, and groupby in numeric and declared order. With --tdd, the
+campaign of configs/tdd.ini: its proposals, chains and lineage as that file describes them.
 """
+import csv
+import io
 import json
 import math
 import os
@@ -13,9 +17,13 @@ import sys
 import tempfile
 
 flotilla, python_dir, *files = sys.argv[1:]
-typed = None
-if files[:1] == ["--typed"]:
-    typed, files = files[1], [files[1]] + files[2:]
+typed = tdd = None
+while files[:1] in (["--typed"], ["--tdd"]):
+    if files[0] == "--typed":
+        typed = files[1]
+    else:
+        tdd = files[1]
+    files = files[2:] + [files[1]]
 sys.path.insert(0, python_dir)
 import flotilla_results  # noqa: E402
 import h5py  # noqa: E402
@@ -61,6 +69,18 @@ for path in files:
     shards = sum(1 for t in trials if t["kind"] == "evaluate")
     expect(len(c.test_outcomes) <= shards and c.test_outcomes["passed"].sum() <= shards, f"{path}: test outcomes")
     expect(len(c.events) == len(cli("export", path, "--table", "events")["rows"]), f"{path}: events")
+    # The proposal journal and what each proposal became, as `export --table proposals` writes it.
+    journal = cli("export", path, "--table", "proposals", "--with-output")
+    mine = c.proposals.astype(object).where(c.proposals.notna(), None).to_dict("records")
+    expect(journal["columns"] == list(c.proposals.columns) and journal["rows"] == mine,
+           f"{path}: {len(mine)} proposal rows agree with export --table proposals")
+    same = [(row["proposal"], row["parent"]) == (p, None if pd.isna(q) else int(q))
+            for row, p, q in zip(exported, c.candidates["proposal"], c.candidates["parent"])]
+    expect(all(same), f"{path}: each candidate's proposal and parent agree with export")
+    chains = {t["id"]: tuple(t.get("chain") or ()) for t in summary["top"] + summary["rolled_back"]}
+    expect(all(c.candidates.loc[i, "chain"] == chain for i, chain in chains.items()),
+           f"{path}: chains agree with summary --json")
+    expect(c.lineage == summary["lineage"], f"{path}: the winner's lineage {c.lineage}")
     kinds = {"int": "int64", "real": "float64", "enum": "category", "ordinal": "category"}
     dtypes = {name: str(c.candidates[name].dtype) for name in c.space}
     expect(c.space and dtypes == {name: kinds[kind] for name, (kind, _) in c.space.items()},
@@ -93,8 +113,42 @@ def check_typed(path):
     expect(best is not None and best["tile"] == 256 and best["size"] == "large", f"{path}: best {best['config']}")
 
 
+def check_tdd(path):
+    """configs/tdd.ini: eight accepted proposals, each on the one before but compare_broken (rolled
+    back) and compare both on unary_minus; the winner errors at the end of a chain of seven."""
+    c = flotilla_results.read_campaign(path)
+    accepted = c.proposals[c.proposals["status"] == "accepted"]
+    expect(list(accepted["name"]) == ["multiply", "parentheses", "unary_minus", "compare_broken", "compare",
+                                      "modulo", "power", "errors"], f"{path}: accepted {list(accepted['name'])}")
+    expect(accepted["candidate"].tolist() == list(range(1, 9)) and all(p.startswith("--- ") or p.startswith("diff ")
+                                                                      for p in accepted["patch"]),
+           f"{path}: each accepted proposal became candidate 1..8 and has its patch")
+    answered = c.proposals[c.proposals["status"] == "answered"]
+    expect(len(answered) == 9 and answered["candidate"].isna().all() and answered["parent"].isna().all(),
+           f"{path}: nine proposer answers, none a candidate")
+    broken = c.candidates.loc[4]
+    expect(broken["proposal"] == "compare_broken" and broken["status"] == "rolled_back" and broken["parent"] == 3
+           and broken["chain"] == ("multiply", "parentheses", "unary_minus", "compare_broken"),
+           f"{path}: candidate 4 is compare_broken on unary_minus, rolled back")
+    expect(c.candidates.loc[0, "proposal"] is None and pd.isna(c.candidates.loc[0, "parent"])
+           and c.candidates.loc[0, "chain"] == (), f"{path}: the baseline is no proposal")
+    expect(int(c.best["id"]) == 8 and c.best["objective"] == 40 and c.lineage == [0, 1, 2, 3, 5, 6, 7, 8],
+           f"{path}: the winner errors (40 files) and its lineage {c.lineage}")
+    plain = subprocess.run([flotilla, "results", "export", path, "--table", "proposals"], check=True,
+                           capture_output=True, text=True).stdout
+    rows = list(csv.DictReader(io.StringIO(plain)))
+    expect(len(rows) == 17 and "patch" not in rows[0] and rows[0]["name"] == "multiply" and rows[1]["parent"] == "",
+           f"{path}: export --table proposals as CSV, without the patches unless --with-output")
+    refused = subprocess.run([flotilla, "results", "export", path, "--table", "events", "--with-output"],
+                             capture_output=True, text=True)
+    expect(refused.returncode == 1 and "--with-output needs --table trials or --table proposals" in refused.stderr,
+           f"{path}: --with-output on events is refused: {refused.stderr.strip()}")
+
+
 if typed:
     check_typed(typed)
+if tdd:
+    check_tdd(tdd)
 
 with tempfile.TemporaryDirectory() as scratch:
     foreign = os.path.join(scratch, "foreign.h5")

@@ -73,6 +73,58 @@ TEST(Charts, ConvergenceTellsBestFromBestVerified) {
   EXPECT_EQ(chart.points[1].kind, PointKind::explored);
 }
 
+// The curves end on candidate 3's median, but candidate 1 is the one confirmed faster: the winner
+// is marked on its own and the caption names both.
+TEST(Charts, ConvergenceMarksTheWinnerApartFromTheBestMedian) {
+  CampaignBuilder b;
+  b.add("x=1", 0, 1, Verdict::pass);
+  b.add("x=3", 0, 3, Verdict::pass);
+  b.add("x=2", 0, 2, Verdict::pass);
+  b.add("x=5", 0, 5, Verdict::pass);
+  auto summary = b.summary();
+  summary.candidates[1].confirmation =
+      ConfirmationSummary{.reference = 0, .result = {.verdict = stats::Verdict::faster, .ratio = 1.4, .low = 1.2, .high = 1.6}};
+  summary.best = 1, summary.best_confirmed = true, summary.confirming = true;
+  const auto chart = convergence_chart(summary, history(summary, b.trials));
+  ASSERT_TRUE(chart.winner);
+  EXPECT_EQ(chart.points[*chart.winner].candidate, 1);
+  EXPECT_EQ(chart.best_median, 3);
+  EXPECT_EQ(chart.caption,
+            "winner (ringed): candidate 1, 1.4x [1.2, 1.6] over the baseline, confirmed faster; the curves end on "
+            "candidate 3 (verified, not confirmed)");
+}
+
+// A first evaluation that failed keeps its place: the axis starts at 1, where it is marked.
+TEST(Charts, ConvergenceKeepsFailedEvaluationsOnTheAxis) {
+  CampaignBuilder b;
+  b.add("x=1", 0, std::nullopt);
+  b.add("x=2", 0, 2, Verdict::pass);
+  b.add("x=3", 0, 3, Verdict::pass);
+  const auto summary = b.summary();
+  const auto chart = convergence_chart(summary, history(summary, b.trials));
+  EXPECT_EQ(chart.failed, (std::vector<std::pair<std::size_t, std::int64_t>>{{1, 0}}));
+  EXPECT_EQ(chart.points.front().evaluation, 2u);
+  EXPECT_EQ(chart.x.low, 0.5);
+  EXPECT_EQ(chart.x.high, 3.5);
+}
+
+// Counts get whole-number ticks; measurements do not.
+TEST(Charts, ConvergenceTicksCountsInWholeNumbers) {
+  CampaignBuilder counts;
+  for (int passed : {38, 39, 40}) counts.add("x=" + std::to_string(passed), 0, passed, Verdict::pass);
+  const auto summary = counts.summary();
+  const auto chart = convergence_chart(summary, history(summary, counts.trials));
+  EXPECT_EQ(chart.y_step, 1.0);
+  EXPECT_GT(chart.y.high, 40 + 0.15 * (chart.y.high - chart.y.low));  // room for the winner's label above it
+  CampaignBuilder measured;
+  for (double gflops : {1.5, 2.25, 2.0}) measured.add("x=1", 0, gflops, Verdict::pass);
+  const auto other = measured.summary();
+  EXPECT_FALSE(convergence_chart(other, history(other, measured.trials)).y_step);
+  EXPECT_EQ(whole_number_step({0, 2.5}), 1);
+  EXPECT_EQ(whole_number_step({5, 45}), 5);
+  EXPECT_EQ(whole_number_step({0, 250}), 50);
+}
+
 TEST(Charts, ImportanceWarnsWhenSharesOverlap) {
   ImportanceReport report;
   report.samples = 20;
@@ -134,6 +186,30 @@ TEST(Charts, ParetoLabelsPointsAndKeepsThemInsideTheAxes) {
     EXPECT_LT(p.x, chart.x.high);
     EXPECT_GT(p.y, chart.y.low);
     EXPECT_LT(p.y, chart.y.high);
+  }
+}
+
+// A dominated point sits where the front point's label would go by default (right of it, above):
+// the label moves to another corner, and no label covers a point or another label.
+TEST(Charts, ParetoLabelsGoWhereTheyCoverNoPoint) {
+  CampaignBuilder b;
+  b.add("x=1", 0, 10, Verdict::pass, {{"mem", 1}});
+  b.add("x=2", 0, 30, Verdict::pass, {{"mem", 9}});
+  b.add("x=3", 0, 11.5, Verdict::pass, {{"mem", 1.6}});  // dominated by x=1, just right of it and above
+  const auto summary = b.summary();
+  const auto chart = pareto_chart(summary, pareto_fronts(summary, {{"score", true}, {"mem", false}}, false));
+  ASSERT_EQ(chart.points.size(), 3u);
+  const auto& first = chart.points[0];
+  ASSERT_EQ(first.candidate, 0);
+  EXPECT_NE(first.place, LabelPlace::right_above);
+  for (const auto& p : chart.points) {
+    if (p.label.empty()) continue;
+    EXPECT_GT(p.label_x.high, p.label_x.low);
+    for (const auto& q : chart.points) {
+      const bool covered = q.x + chart.marker_x > p.label_x.low && q.x - chart.marker_x < p.label_x.high &&
+                           q.y + chart.marker_y > p.label_y.low && q.y - chart.marker_y < p.label_y.high;
+      EXPECT_FALSE(covered) << "the label of #" << p.candidate << " covers #" << q.candidate;
+    }
   }
 }
 
@@ -222,18 +298,22 @@ TEST(Charts, TimelineFoldsAConfirmationsPairsIntoOneBar) {
 }
 
 // Round 1 was proposed at 110 and its first task started at 125 (queued 15 s); round 0 at once.
+// Candidate 2 shares candidate 0's build: its copy carries that build's time, 100, from round 0,
+// and must not make round 1's wait 0.
 TEST(Charts, TimelineRoundsMeasureTheWaitFromProposalToFirstStart) {
   const std::vector<CandidateRecord> candidates{
       {0, 0, "x=1", "baseline"}, {1, 1, "x=2", "grid"}, {2, 1, "x=3", "grid"}};
   const std::vector<TrialRecord> trials{{.candidate = 0, .start = 100, .end = 108},
                                         {.candidate = 2, .start = 126, .end = 130},
-                                        {.candidate = 1, .start = 125, .end = 129}};
+                                        {.candidate = 1, .start = 125, .end = 129},
+                                        {.candidate = 2, .kind = TrialKind::build, .start = 100, .end = 100.5,
+                                         .metrics = {{"built_by", 0}}}};
   const std::vector<EventRecord> events{{99, "campaign_started", ""},
                                         {100, "batch_proposed", "round 0: 1 candidates (baseline)"},
                                         {110, "batch_proposed", "round 1: 2 candidates (grid)"},
                                         {140, "batch_proposed", "round 2: 2 candidates (grid)"}};
   const auto tl = build_timeline(trials);
-  const auto rounds = timeline_rounds(tl, trials, candidates, events);
+  const auto rounds = timeline_rounds(tl, candidates, events);
   ASSERT_EQ(rounds.size(), 3u);
   EXPECT_EQ(rounds[0].wait, 0);
   EXPECT_EQ(rounds[1].round, 1);
@@ -241,6 +321,69 @@ TEST(Charts, TimelineRoundsMeasureTheWaitFromProposalToFirstStart) {
   EXPECT_EQ(rounds[1].first_start, 25);
   EXPECT_EQ(rounds[1].wait, 15);
   EXPECT_FALSE(rounds[2].first_start);  // proposed, nothing started yet
+}
+
+// A small tree: the baseline (10), proposal a on it (12) with c on top (14, the winner), b on the
+// baseline rolled back, and a proposal on a refused. The winner's line is the top row, the
+// branch its own row below.
+TEST(Charts, LineageLaysTheWinnersLineOnTheTopRow) {
+  CampaignBuilder b;
+  b.add("x=1", 0, 10, Verdict::pass);
+  b.add("x=1", 1, 12, Verdict::pass);
+  b.add("x=1", 1, 15, Verdict::fail);
+  b.add("x=1", 2, 14, Verdict::pass);
+  const std::vector<ProposalRecord> proposals{
+      {.id = 0, .round = 1, .parent = 0, .status = ProposalStatus::accepted, .name = "a"},
+      {.id = 1, .round = 1, .parent = 0, .status = ProposalStatus::accepted, .name = "b"},
+      {.id = 2, .round = 2, .parent = 1, .status = ProposalStatus::accepted, .name = "c"},
+      {.id = 3, .round = 2, .parent = 1, .status = ProposalStatus::refused, .name = "d", .reason = "no hunk"},
+      {.id = 4, .round = 2, .status = ProposalStatus::answered}};
+  auto candidates = b.candidates;
+  candidates[1].origin = "proposal 0", candidates[2].origin = "proposal 1", candidates[3].origin = "proposal 2";
+  auto summary = summarize(b.info, candidates, b.trials, proposals);
+  add_proposals(summary, candidates, proposals);
+  const auto chart = lineage_chart(summary);
+  ASSERT_EQ(chart.nodes.size(), 4u);
+  const auto at = [&](std::size_t i) {
+    const auto& n = chart.nodes[i];
+    return std::tuple(n.candidate, n.depth, n.row, n.on_path);
+  };
+  EXPECT_EQ(at(0), std::tuple(0, 0u, 0u, true));
+  EXPECT_EQ(at(1), std::tuple(1, 1u, 0u, true));
+  EXPECT_EQ(at(2), std::tuple(3, 2u, 0u, true));
+  EXPECT_EQ(at(3), std::tuple(2, 1u, 1u, false));
+  EXPECT_EQ(chart.nodes[0].name, "baseline");
+  EXPECT_FALSE(chart.nodes[0].proposal);
+  EXPECT_EQ(chart.nodes[2].name, "c");
+  EXPECT_EQ(chart.nodes[2].parent, 1);
+  EXPECT_EQ(chart.nodes[2].proposal, 2);
+  EXPECT_EQ(chart.nodes[3].status, CandidateStatus::rolled_back);
+  EXPECT_EQ(chart.nodes[3].value, 15);
+  EXPECT_EQ(chart.nodes[1].refused, 1u);
+  EXPECT_EQ(chart.winner, 2u);
+  EXPECT_EQ(chart.columns, 3u);
+  EXPECT_EQ(chart.rows, 2u);
+  EXPECT_EQ(chart.accepted, 3u);
+  EXPECT_EQ(chart.refused, 1u);
+}
+
+// Without proposals there is no tree; a parent link that points forward (a damaged file) is not
+// followed, so its node is a root and nothing loops.
+TEST(Charts, LineageIsEmptyWithoutProposalsAndSurvivesBadLinks) {
+  CampaignBuilder b;
+  b.add("x=1", 0, 10, Verdict::pass);
+  b.add("x=2", 1, 11, Verdict::pass);
+  EXPECT_TRUE(lineage_chart(b.summary()).nodes.empty());
+  auto candidates = b.candidates;
+  candidates[1].origin = "proposal 0";
+  const std::vector<ProposalRecord> proposals{
+      {.id = 0, .round = 1, .parent = 1, .status = ProposalStatus::accepted, .name = "self"}};
+  const auto chart = lineage_chart(summarize(b.info, candidates, b.trials, proposals));
+  ASSERT_EQ(chart.nodes.size(), 2u);
+  EXPECT_EQ(chart.nodes[1].candidate, 1);
+  EXPECT_EQ(chart.nodes[1].parent, -1);
+  EXPECT_EQ(chart.nodes[1].depth, 0u);
+  EXPECT_EQ(chart.rows, 2u);
 }
 
 }  // namespace

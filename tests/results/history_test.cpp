@@ -43,6 +43,25 @@ TEST(History, EvaluationsFollowExploreCompletionNotIds) {
   EXPECT_EQ(h.evaluations[1].best_so_far, 3.0);  // minimize: 3 stays best after 5
 }
 
+// A candidate whose build failed has no explore repeat: it is an evaluation when its build ended,
+// not before every other (it came first, at time 0, so a chart of such a campaign began at 2).
+TEST(History, AFailedBuildIsEvaluatedWhenItsBuildEnded) {
+  CampaignBuilder b;
+  b.add("x=1", 0, 1.0, Verdict::pass);
+  b.add("x=2", 1, 2.0, Verdict::pass);
+  b.candidates.push_back({2, 2, "x=3", "grid"});
+  b.trials.push_back({.candidate = 2, .kind = TrialKind::build, .status = TrialStatus::build_failed,
+                      .start = b.clock, .end = b.clock + 1});
+  b.add("x=4", 3, 4.0, Verdict::pass);
+  const auto h = history(b.summary(), b.trials);
+  ASSERT_EQ(h.evaluations.size(), 4u);
+  std::vector<std::size_t> order;
+  for (const auto& e : h.evaluations) order.push_back(e.candidate);
+  EXPECT_EQ(order, (std::vector<std::size_t>{0, 1, 2, 3}));
+  EXPECT_FALSE(h.evaluations[2].objective);
+  EXPECT_GT(h.evaluations[2].elapsed, h.evaluations[1].elapsed);
+}
+
 TEST(History, RoundsCarryTheBestForward) {
   CampaignBuilder b;
   b.add("x=1", 0, 1.0, Verdict::pass);
@@ -118,6 +137,43 @@ TEST(Timeline, WithoutRanksConcurrentTrialsGetOneSlotLaneEach) {
   EXPECT_EQ(tl.bars[3].start, 2.0);
   EXPECT_EQ(tl.span, 4.0);
   EXPECT_DOUBLE_EQ(tl.utilisation(), 7.0 / 8.0);
+}
+
+// Candidate 1 shares candidate 0's build: its build trial is a copy (built_by 0, the same times).
+// It is not drawn, so it opens no lane of its own.
+TEST(Timeline, CopiesOfASharedBuildAreNotDrawn) {
+  std::vector<TrialRecord> trials = {trial(0, 1), trial(0, 1), trial(1, 2), trial(2, 3)};
+  trials[0].kind = trials[1].kind = TrialKind::build;
+  trials[1].candidate = trials[3].candidate = 1;
+  trials[0].metrics = {{"built_by", 0}};
+  trials[1].metrics = {{"built_by", 0}};
+  EXPECT_FALSE(shared_build_copy(trials[0]));
+  EXPECT_TRUE(shared_build_copy(trials[1]));
+  const auto tl = build_timeline(trials);
+  ASSERT_EQ(tl.lanes.size(), 1u);
+  ASSERT_EQ(tl.bars.size(), 3u);
+  EXPECT_EQ(tl.bars[0].trial, 0u);
+  EXPECT_EQ(tl.bars[1].trial, 2u);
+}
+
+// Two runs, [0, 10] (finished) and [100, 110] (killed: no end recorded, its last trial ends it),
+// busy all the time they ran: utilisation counts only while the campaign ran, not the 90 s between.
+TEST(Timeline, UtilisationCountsOnlyTheTimeTheCampaignRan) {
+  const std::vector<TrialRecord> trials = {trial(1000, 1010), trial(1100, 1110)};
+  const std::vector<EventRecord> events = {{999, "campaign_started", ""},
+                                           {1010.5, "campaign_finished", ""},
+                                           {1099, "campaign_resumed", ""},
+                                           {1105, "batch_proposed", "round 2: 1 candidates (grid)"}};
+  const auto tl = build_timeline(trials);
+  const auto running = running_periods(tl, trials, events);
+  ASSERT_EQ(running.size(), 2u);
+  EXPECT_EQ(running[0].start, 0);  // from the first task: the timeline starts there
+  EXPECT_EQ(running[0].end, 10.5);
+  EXPECT_EQ(running[1].start, 99);
+  EXPECT_EQ(running[1].end, 110);
+  EXPECT_DOUBLE_EQ(tl.utilisation(running), 20.0 / 21.5);
+  EXPECT_DOUBLE_EQ(tl.utilisation(), 20.0 / 110.0);  // the whole span, without events
+  EXPECT_TRUE(running_periods(tl, trials, {}).empty());
 }
 
 TEST(Timeline, EmptyHasNoLanes) {

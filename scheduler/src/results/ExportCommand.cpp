@@ -1,6 +1,6 @@
 // ExportCommand.cpp — `flotilla results export`: a campaign's tables as CSV (RFC 4180) or JSON,
-// one row per candidate (with its parameters and median metrics as columns), per trial or per
-// event, for spreadsheets, pandas and other tools.
+// one row per candidate (with its parameters and median metrics as columns), per trial, per event
+// or per row of the proposal journal, for spreadsheets, pandas and other tools.
 //
 // Columns are named once here for both formats, so a CSV header and the JSON keys agree, and as
 // the Python reader names them: metrics "metric.NAME", parameters by their own name ("param.NAME"
@@ -15,6 +15,7 @@
 
 #include "ResultsCli.h"
 #include "flotilla/results/Columns.h"
+#include "flotilla/results/Lineage.h"
 #include "flotilla/results/Printable.h"
 #include "flotilla/results/Timeline.h"
 
@@ -28,6 +29,8 @@ struct Sheet {
 };
 
 nlohmann::json value_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+// A candidate or proposal id, null for none (-1).
+nlohmann::json id_or_null(std::int64_t id) { return id >= 0 ? nlohmann::json(id) : nlohmann::json(nullptr); }
 
 std::string unique_name(const std::string& name, std::set<std::string>& taken) {
   auto chosen = taken.contains(name) ? "param." + name : name;
@@ -36,8 +39,9 @@ std::string unique_name(const std::string& name, std::set<std::string>& taken) {
 }
 
 Sheet candidate_sheet(const results::CampaignSummary& s) {
+  // proposal, parent: a proposer's candidate's proposal name and the candidate it built on.
   Sheet sheet{.columns = {"id", "round", "origin", "status", "objective", "spread", "repeats_done", "shards_done",
-                          "shards_passed", "config", "reason"}};
+                          "shards_passed", "config", "reason", "proposal", "parent"}};
   std::set<std::string> taken(sheet.columns.begin(), sheet.columns.end());
   const auto params = results::parameter_names(s);
   const auto metrics = results::metric_names(s);
@@ -47,7 +51,8 @@ Sheet candidate_sheet(const results::CampaignSummary& s) {
     std::vector<nlohmann::json> row = {
         c.record.id, c.record.round, c.record.origin, to_string(c.status), optional_json(c.objective),
         c.spread,    c.repeats_done, c.shards_done,   c.shards_passed,     c.record.config,
-        c.reason};
+        c.reason,    c.proposal.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.proposal),
+        id_or_null(c.parent)};
     const auto values = results::split_config(c.record.config);
     for (const auto& p : params) {
       auto it = std::find_if(values.begin(), values.end(), [&](const auto& v) { return v.first == p; });
@@ -97,6 +102,27 @@ Sheet trial_sheet(const std::vector<results::TrialRecord>& trials, bool with_out
     row.resize(first_metric + column_of.size());  // null where the trial lacks the metric
     for (const auto& m : t.metrics) row[column_of.at(m.name)] = value_or_null(m.value);
     if (with_output) row.push_back(t.output_tail);
+    sheet.rows.push_back(std::move(row));
+  }
+  return sheet;
+}
+
+// The proposal journal (docs/propose.md), every row: accepted and refused proposals and each
+// proposer's answer; `candidate` is the one an accepted proposal became. --with-output adds the
+// patch and the rationale, whole.
+Sheet proposal_sheet(const LoadedCampaign& c, bool with_output) {
+  Sheet sheet{.columns = {"id", "round", "proposer", "parent", "hash", "status", "name", "reason", "candidate", "time"}};
+  if (with_output) sheet.columns.insert(sheet.columns.end(), {"patch", "rationale"});
+  std::map<std::int64_t, std::int64_t> candidate_of;
+  for (const auto& cand : c.summary.candidates)
+    if (const auto p = results::proposal_of(cand.record)) candidate_of[*p] = cand.record.id;
+  for (const auto& p : c.proposals) {
+    const auto made = candidate_of.find(p.id);
+    std::vector<nlohmann::json> row = {p.id,   p.round, p.proposer, id_or_null(p.parent), fmt::format("{:016x}", p.hash),
+                                       results::to_string(p.status), p.name, p.reason,
+                                       made == candidate_of.end() ? nlohmann::json(nullptr) : nlohmann::json(made->second),
+                                       p.time};
+    if (with_output) row.insert(row.end(), {p.patch, p.rationale});
     sheet.rows.push_back(std::move(row));
   }
   return sheet;
@@ -156,13 +182,16 @@ int run_export(const po::variables_map& vm, const std::vector<std::string>& file
   const auto format = vm.count("json") ? std::string("json") : vm["format"].as<std::string>();
   const auto table = vm["table"].as<std::string>();
   if (format != "csv" && format != "json") throw po::error("--format must be csv or json, not '" + format + "'");
-  if (vm.count("with-output") && table != "trials") throw po::error("--with-output needs --table trials");
-  if (table != "candidates" && table != "trials" && table != "events")
-    throw po::error("--table must be candidates, trials or events, not '" + table + "'");
+  const bool with_output = vm.count("with-output") > 0;
+  if (with_output && table != "trials" && table != "proposals")
+    throw po::error("--with-output needs --table trials or --table proposals");
+  if (table != "candidates" && table != "trials" && table != "events" && table != "proposals")
+    throw po::error("--table must be candidates, trials, events or proposals, not '" + table + "'");
   // The note goes to stderr either way, so it never lands inside the exported data.
   auto c = load_campaign(files[0], false);
   const Sheet sheet = table == "candidates" ? candidate_sheet(c.summary)
-                      : table == "trials"   ? trial_sheet(c.trials, vm.count("with-output") > 0)
+                      : table == "trials"   ? trial_sheet(c.trials, with_output)
+                      : table == "proposals" ? proposal_sheet(c, with_output)
                                             : event_sheet(c.events);
   std::ofstream file;
   if (vm.count("output")) {
@@ -183,15 +212,17 @@ int run_export(const po::variables_map& vm, const std::vector<std::string>& file
 
 const Subcommand kExport{.name = "export",
                          .synopsis = "FILE.h5 [--table T] [--format csv|json] [--with-output] [-o F]",
-                         .what = "candidates, trials or events as CSV or JSON",
+                         .what = "candidates, trials, events or proposals as CSV or JSON",
                          .add_options =
                              [](po::options_description& o) {
                                o.add_options()("table", po::value<std::string>()->default_value("candidates"),
-                                               "candidates, trials or events")(
+                                               "candidates, trials, events or proposals")(
                                    "format", po::value<std::string>()->default_value("csv"),
                                    "csv or json (--json: json)")("output,o", po::value<std::string>(),
                                                                  "write to this file instead of standard output")(
-                                   "with-output", "--table trials: add each trial's output tail (its last 1023 bytes)");
+                                   "with-output",
+                                   "--table trials: add each trial's output tail (its last 1023 bytes); "
+                                   "--table proposals: each proposal's patch and rationale");
                              },
                          .run = run_export,
                          .prints_data = true};

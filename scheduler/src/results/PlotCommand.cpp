@@ -5,7 +5,8 @@
 // pareto (two goals, front 1 highlighted, points labelled), params (importance per parameter,
 // with a warning when the shares do not explain the variance), timeline (tasks per rank or slot
 // over time, rounds and their waits), tests (regressions and fixes per candidate against the
-// baseline, per test or per evaluate shard).
+// baseline, per test or per evaluate shard), lineage (the tree of proposals, the winner's line;
+// LineagePlot.cpp). What the charts share is in Plots.h.
 //
 // What a chart shows is decided in results/Charts.h and results/Timeline.h (pure, unit-tested);
 // this file only writes gnuplot, and returns that data too (--json's `chart`).
@@ -17,6 +18,7 @@
 #include <map>
 
 #include "Gnuplot.h"
+#include "Plots.h"
 #include "ResultsCli.h"
 #include "flotilla/results/Charts.h"
 #include "flotilla/results/Importance.h"
@@ -29,70 +31,23 @@ namespace flotilla::cli::results_cli {
 namespace {
 
 using results::CandidateStatus;
-using Rows = std::vector<std::vector<std::string>>;
-
-constexpr const char* kBlue = "#1f77b4";
-constexpr const char* kGreen = "#2ca02c";
-constexpr const char* kRed = "#d62728";
-constexpr const char* kGrey = "#9a9a9a";
-constexpr const char* kLightBlue = "#9ecae1";
-constexpr const char* kOrange = "#ff7f0e";
-constexpr const char* kLightGrey = "#cfcfcf";
-constexpr const char* kPaleRed = "#fbe0e0";
-constexpr const char* kPurple = "#9467bd";
-
-// A chart: its gnuplot script, and what it shows as data (the `chart` member of --json), so
-// tests check the content, not the pixels.
-struct Drawn {
-  std::string script;
-  nlohmann::json data = nlohmann::json::object();
-};
 
 std::string direction_note(bool maximize) { return maximize ? " (higher is better)" : " (lower is better)"; }
-
-// "plot A, B, C" from the clauses whose data is not empty; gnuplot refuses a plot of nothing.
-std::string plot_line(const std::vector<std::pair<bool, std::string>>& clauses, const std::string& what) {
-  std::string line;
-  for (const auto& [present, clause] : clauses)
-    if (present) line += (line.empty() ? "plot " : ", \\\n     ") + clause;
-  if (line.empty()) throw std::runtime_error("nothing to plot: " + what);
-  return line + '\n';
-}
-
-// The headline a chart must not contradict: the winner's verdict and its confirmed ratio.
-std::string verdict_line(const results::CampaignSummary& s) {
-  if (!s.best) return "nothing verified";
-  const auto& w = s.candidates[*s.best];
-  if (s.best_confirmed)
-    return fmt::format("winner: {:.3g}x [{:.3g}, {:.3g}] over the baseline, confirmed faster",
-                       w.confirmation->result.ratio, w.confirmation->result.low, w.confirmation->result.high);
-  if (s.best == s.baseline) return "winner: the baseline (nothing is confirmed faster)";
-  return "winner by median, not confirmed";
-}
-
-// Breaks `text` into lines of at most `width` characters at spaces, for a warning on a chart.
-std::string wrapped(const std::string& text, std::size_t width) {
-  std::string out, line;
-  for (std::size_t i = 0; i <= text.size(); ++i) {
-    const auto next = text.find(' ', i);
-    const auto word = text.substr(i, next == std::string::npos ? std::string::npos : next - i);
-    if (!line.empty() && line.size() + 1 + word.size() > width) out += line + '\n', line.clear();
-    line += (line.empty() ? "" : " ") + word;
-    if (next == std::string::npos) break;
-    i = next;
-  }
-  return out + line;
-}
 
 std::string range(const results::AxisRange& r) { return fmt::format("[{}:{}]", cell(r.low), cell(r.high)); }
 
 Drawn convergence_script(const LoadedCampaign& c, const PlotFile& file) {
   const auto& info = c.summary.campaign;
+  const bool counted = results::is_tests_objective(info.objective) || info.repeats == 0;
   const auto h = results::history(c.summary, c.trials);
   const auto chart = results::convergence_chart(c.summary, h);
-  Rows verified, explored, rolled, clipped, best, best_verified;
+  Rows verified, explored, rolled, clipped, best, best_verified, failed, winner;
   const double edge = 0.03 * (chart.y.high - chart.y.low);  // clipped points sit just inside the border
-  auto data = nlohmann::json{{"y_range", {chart.y.low, chart.y.high}}, {"best_differs", chart.best_differs}};
+  auto data = nlohmann::json{{"x_range", {chart.x.low, chart.x.high}}, {"y_range", {chart.y.low, chart.y.high}},
+                             {"best_differs", chart.best_differs},
+                             {"y_step", chart.y_step ? nlohmann::json(*chart.y_step) : nlohmann::json()},
+                             {"best_median", chart.best_median ? nlohmann::json(*chart.best_median) : nlohmann::json()},
+                             {"failed", nlohmann::json::array()}};
   std::map<std::string, int> counts;  // points per kind
   for (const auto& p : chart.points) {
     const auto x = std::to_string(p.evaluation);
@@ -113,22 +68,42 @@ Drawn convergence_script(const LoadedCampaign& c, const PlotFile& file) {
   }
   data["points"] = counts;
   if (!data.contains("clipped")) data["clipped"] = nlohmann::json::array();
+  if (chart.winner) {
+    const auto& w = chart.points[*chart.winner];
+    winner.push_back({std::to_string(w.evaluation), cell(w.value), text_cell(fmt::format("winner #{}", w.candidate))});
+    data["winner"] = {{"candidate", w.candidate}, {"evaluation", w.evaluation}, {"value", w.value}};
+  }
+  // Evaluations with no value (the build or a repeat failed) keep their place, marked at the bottom.
+  for (const auto& [evaluation, candidate] : chart.failed) {
+    failed.push_back({std::to_string(evaluation), cell(chart.y.low + edge)});
+    data["failed"].push_back({{"evaluation", evaluation}, {"candidate", candidate}});
+  }
   for (const auto& [x, v] : chart.best) best.push_back({std::to_string(x), cell(v)});
   for (const auto& [x, v] : chart.best_verified) best_verified.push_back({std::to_string(x), cell(v)});
-  auto title = fmt::format("{}: convergence of {} ({} evaluations)\n{}", info.name, info.objective,
-                           h.evaluations.size(), verdict_line(c.summary));
+  auto title = fmt::format("{}: {} per evaluation and the best so far{} ({} evaluations)\n{}", info.name, info.objective,
+                           counted ? "" : " by median", h.evaluations.size(), chart.caption);
   if (chart.clipped)
     title += fmt::format("\n{} outlier{} beyond the axis (never a best so far), drawn at its edge with {} value",
                          chart.clipped, chart.clipped == 1 ? "" : "s", chart.clipped == 1 ? "its" : "their");
-  auto s = script_header(file, title);
+  data["title"] = title;
+  auto s = script_header(file, wrapped(title, static_cast<std::size_t>(file.width / 7.5)));
   s += datablock("verified", verified) + datablock("explored", explored) + datablock("rolled", rolled);
   s += datablock("clipped", clipped) + datablock("best", best) + datablock("best_verified", best_verified);
-  s += "set xlabel 'evaluation (candidates in the order they finished exploring)'\n";
+  s += datablock("failed", failed) + datablock("winner", winner);
+  s += fmt::format("set xlabel {}\n", gnuplot_string(counted ? "evaluation (candidates in the order their tests finished)"
+                                                             : "evaluation (candidates in the order they finished exploring)"));
   s += fmt::format("set ylabel {}\n",
-                   gnuplot_string(fmt::format("{}, median of {} repeats{}", metric_label(info.objective), info.repeats,
-                                              direction_note(info.direction != "minimize"))));
-  s += fmt::format("set yrange {}\nset xrange [0:{}]\n", range(chart.y), h.evaluations.size() + 1);
-  s += "set key outside bottom center horizontal\n";
+                   gnuplot_string(counted ? fmt::format("{}, counted from the tests{}", metric_label(info.objective),
+                                                        direction_note(info.direction != "minimize"))
+                                          : fmt::format("{}, median of {} repeats{}", metric_label(info.objective),
+                                                        info.repeats, direction_note(info.direction != "minimize"))));
+  s += fmt::format("set yrange {}\nset xrange {}\n", range(chart.y), range(chart.x));
+  if (h.evaluations.size() <= 25) s += "set xtics 1\n";  // evaluations are whole: no tick between two
+  if (chart.y_step) s += fmt::format("set ytics {}\nset format y '%g'\n", cell(*chart.y_step));
+  std::size_t entries = chart.winner.has_value();
+  for (const auto* rows : {&verified, &explored, &rolled, &clipped, &best, &best_verified, &failed})
+    entries += !rows->empty();
+  s += bottom_key(file, entries);
   // Best verified solid and wide, best so far dashed on top of it: where they agree both stay
   // visible, and where an unverified candidate leads the dashes part from the green.
   return {s + plot_line({{!best_verified.empty(),
@@ -147,6 +122,13 @@ Drawn convergence_script(const LoadedCampaign& c, const PlotFile& file) {
                          {!rolled.empty(),
                           fmt::format("$rolled using 1:2:3:4 with yerrorbars pt 2 ps 1.0 lc rgb '{}' title 'rolled back'",
                                       kRed)},
+                         {!failed.empty(),
+                          fmt::format("$failed using 1:2 with points pt 10 ps 1.2 lw 1.5 lc rgb '{}' title 'failed: no "
+                                      "value (build or run)'",
+                                      kGrey)},
+                         {!winner.empty(),
+                          "$winner using 1:2 with points pt 6 ps 2.8 lw 2 lc rgb 'black' title 'winner', "
+                          "$winner using 1:2:3 with labels center offset 0,1.7 notitle"},
                          {!clipped.empty(),
                           fmt::format("$clipped using 1:2:4 with points pt variable ps 1.6 lc rgb '{0}' notitle, "
                                       "$clipped using 1:5:3 with labels center tc rgb '{0}' notitle, "
@@ -156,15 +138,27 @@ Drawn convergence_script(const LoadedCampaign& c, const PlotFile& file) {
           data};
 }
 
+// Labels sit at the corner beside their point that Charts.h chose: one text column per corner,
+// each drawn with its own offset (in characters, as LabelMetrics says).
 Drawn pareto_script(const LoadedCampaign& c, const PlotFile& file, const std::vector<results::Goal>& goals) {
-  const auto chart = results::pareto_chart(c.summary, results::pareto_fronts(c.summary, goals, false));
+  // The plot area: the size less the margins (tic labels and the y label at the left, the title
+  // at the top, the x label and the key at the bottom), in pixels, and a character in it.
+  const double area_x = file.width - 90.0, area_y = file.height - 50.0 - 15 * 5.25;
+  const results::LabelMetrics metrics{.char_x = 7 / area_x, .char_y = 15 / area_y, .marker_x = 5 / area_x,
+                                      .marker_y = 5 / area_y};
+  const auto chart = results::pareto_chart(c.summary, results::pareto_fronts(c.summary, goals, false), metrics);
   Rows front, others;
   auto data = nlohmann::json{{"x_range", {chart.x.low, chart.x.high}}, {"y_range", {chart.y.low, chart.y.high}},
-                             {"points", nlohmann::json::array()}};
+                             {"marker", {chart.marker_x, chart.marker_y}}, {"points", nlohmann::json::array()}};
   for (const auto& p : chart.points) {
-    (p.front == 1 ? front : others)
-        .push_back({cell(p.x), cell(p.y), text_cell(p.label_left ? "" : p.label), text_cell(p.label_left ? p.label : "")});
-    data["points"].push_back({{"candidate", p.candidate}, {"x", p.x}, {"y", p.y}, {"front", p.front}, {"label", p.label}});
+    Rows::value_type row = {cell(p.x), cell(p.y), text_cell(""), text_cell(""), text_cell(""), text_cell("")};
+    row[2 + static_cast<std::size_t>(p.place)] = text_cell(p.label);
+    (p.front == 1 ? front : others).push_back(std::move(row));
+    auto point = nlohmann::json{{"candidate", p.candidate}, {"x", p.x}, {"y", p.y}, {"front", p.front}, {"label", p.label}};
+    if (!p.label.empty())
+      point["label_box"] = {{"place", results::to_string(p.place)}, {"x", {p.label_x.low, p.label_x.high}},
+                            {"y", {p.label_y.low, p.label_y.high}}};
+    data["points"].push_back(std::move(point));
   }
   const auto extra = goals.size() > 2 ? fmt::format(" (fronts over {} metrics)", goals.size()) : std::string();
   auto s = script_header(
@@ -175,17 +169,23 @@ Drawn pareto_script(const LoadedCampaign& c, const PlotFile& file, const std::ve
                    gnuplot_string(metric_label(goals[0].metric) + direction_note(goals[0].maximize)),
                    gnuplot_string(metric_label(goals[1].metric) + direction_note(goals[1].maximize)));
   s += fmt::format("set xrange {}\nset yrange {}\n", range(chart.x), range(chart.y));
-  s += "set key outside bottom center horizontal\n";
+  s += bottom_key(file, 2);
+  // right_above, left_above, right_below, left_below: columns 3 to 6.
+  const auto labels = [](const char* block, const char* color) {
+    const double ox = results::LabelMetrics::kOffsetX, oy = results::LabelMetrics::kOffsetY;
+    return fmt::format("{0} using 1:2:3 with labels left offset {2},{3} tc rgb '{1}' notitle, "
+                       "{0} using 1:2:4 with labels right offset -{2},{3} tc rgb '{1}' notitle, "
+                       "{0} using 1:2:5 with labels left offset {2},-{3} tc rgb '{1}' notitle, "
+                       "{0} using 1:2:6 with labels right offset -{2},-{3} tc rgb '{1}' notitle",
+                       block, color, ox, oy);
+  };
   return {s + plot_line({{!others.empty(),
-                          fmt::format("$others using 1:2 with points pt 7 ps 0.8 lc rgb '{}' title 'dominated', "
-                                      "$others using 1:2:3 with labels left offset 0.7,0.5 tc rgb '#666666' notitle, "
-                                      "$others using 1:2:4 with labels right offset -0.7,0.5 tc rgb '#666666' notitle",
-                                      kGrey)},
+                          fmt::format("$others using 1:2 with points pt 7 ps 0.8 lc rgb '{}' title 'dominated', {}",
+                                      kGrey, labels("$others", "#666666"))},
                          {!front.empty(),
                           fmt::format("$front using 1:2 with linespoints pt 7 ps 1.2 lw 2 lc rgb '{}' title 'Pareto "
-                                      "front (candidate ids)', $front using 1:2:3 with labels left offset 0.8,0.7 notitle, "
-                                      "$front using 1:2:4 with labels right offset -0.8,0.7 notitle",
-                                      kRed)}},
+                                      "front (candidate ids)', {}",
+                                      kRed, labels("$front", "black"))}},
                         "no candidate has every metric"),
           data};
 }
@@ -230,29 +230,46 @@ Drawn params_script(const LoadedCampaign& c, const PlotFile& file, const results
           data};
 }
 
-const char* bar_color(const results::TimelineBar& b) {
+// A bar's legend entry and colour; the legend lists the entries the chart draws, in this order.
+struct BarEntry {
+  const char* title;
+  const char* color;
+};
+constexpr BarEntry kBarEntries[] = {{"build", kTeal},    {"explore", kBlue},  {"evaluate", kGreen},
+                                    {"confirm (all pairs)", kPurple}, {"warm-up", kLightGrey},
+                                    {"failed", kRed},    {"cancelled", kGrey}};
+
+std::size_t bar_entry(const results::TimelineBar& b) {
   using results::TrialKind;
-  if (b.status == results::TrialStatus::cancelled) return kGrey;
-  if (b.status != results::TrialStatus::ok) return kRed;
+  if (b.status == results::TrialStatus::cancelled) return 6;
+  if (b.status != results::TrialStatus::ok) return 5;
   switch (b.kind) {
-    case TrialKind::explore: return kBlue;
-    case TrialKind::evaluate: return kGreen;
-    case TrialKind::confirm: return kPurple;
-    case TrialKind::warmup: return kLightGrey;
-    case TrialKind::build: return kGrey;
+    case TrialKind::build: return 0;
+    case TrialKind::explore: return 1;
+    case TrialKind::evaluate: return 2;
+    case TrialKind::confirm: return 3;
+    case TrialKind::warmup: return 4;
   }
-  return kBlue;
+  return 1;
 }
 
+// Tasks per lane over time. Rounds start at dashed lines, the wait for their first task shaded;
+// time the campaign was not running (between an interruption or a crash and the resume) is grey
+// and counts neither as busy nor as idle.
 Drawn timeline_script(const LoadedCampaign& c, const PlotFile& file) {
   const auto tl = results::build_timeline(c.trials);
   if (tl.bars.empty()) throw std::runtime_error("nothing to plot: no trial is recorded yet");
   std::vector<results::CandidateRecord> candidates;
   for (const auto& cand : c.summary.candidates) candidates.push_back(cand.record);
-  const auto rounds = results::timeline_rounds(tl, c.trials, candidates, c.events);
+  const auto rounds = results::timeline_rounds(tl, candidates, c.events);
+  const auto running = results::running_periods(tl, c.trials, c.events);
   Rows bars;
-  for (const auto& b : tl.bars)
-    bars.push_back({cell(b.start), cell(b.end), std::to_string(b.lane), std::string("0x") + (bar_color(b) + 1)});
+  std::vector<bool> drawn(std::size(kBarEntries), false);
+  for (const auto& b : tl.bars) {
+    const auto entry = bar_entry(b);
+    drawn[entry] = true;
+    bars.push_back({cell(b.start), cell(b.end), std::to_string(b.lane), std::string("0x") + (kBarEntries[entry].color + 1)});
+  }
   // At most ~40 lane labels, so a thousand ranks still give a readable axis.
   std::string tics;
   const std::size_t every = (tl.lanes.size() + 39) / 40;
@@ -260,21 +277,41 @@ Drawn timeline_script(const LoadedCampaign& c, const PlotFile& file) {
     tics += fmt::format("{}{} {}", l ? ", " : "", gnuplot_string(tl.lanes[l].label), l);
   double longest_wait = 0;
   for (const auto& r : rounds) longest_wait = std::max(longest_wait, r.wait);
+  // The gaps between runs, within the span.
+  std::vector<results::TimelinePeriod> stopped;
+  double at = 0;
+  for (const auto& p : running) {
+    if (p.start > at) stopped.push_back({at, p.start});
+    at = std::max(at, p.end);
+  }
+  if (!running.empty() && at < tl.span) stopped.push_back({at, tl.span});
+  double running_s = running.empty() ? tl.span : 0;
+  for (const auto& p : running) running_s += p.end - p.start;
   auto data = nlohmann::json{{"lanes", nlohmann::json::array()}, {"rounds", nlohmann::json::array()},
-                             {"bars", tl.bars.size()}};
+                             {"bars", tl.bars.size()}, {"span_s", tl.span}, {"running_s", running_s},
+                             {"utilisation", tl.utilisation(running)}, {"longest_wait", longest_wait},
+                             {"legend", nlohmann::json::array()}};
   for (const auto& lane : tl.lanes) data["lanes"].push_back({{"label", lane.label}, {"tasks", lane.tasks}});
   for (const auto& r : rounds)
     data["rounds"].push_back({{"round", r.round}, {"proposed", r.proposed}, {"wait", r.wait},
                               {"first_start", r.first_start ? nlohmann::json(*r.first_start) : nlohmann::json()}});
+  for (std::size_t e = 0; e < std::size(kBarEntries); ++e)
+    if (drawn[e]) data["legend"].push_back({{"title", kBarEntries[e].title}, {"color", kBarEntries[e].color}});
+  data["stopped"] = nlohmann::json::array();
+  for (const auto& p : stopped) data["stopped"].push_back({p.start, p.end});
   auto s = script_header(
-      file, fmt::format("{}: tasks over time, {} lane{}{} (utilisation {:.0f}%)\n{} round{}, longest wait from a "
+      file, fmt::format("{}: tasks over time, {} lane{}{} (utilisation {:.0f}%{})\n{} round{}, longest wait from a "
                         "round's proposal to its first task {:.1f} s",
                         c.summary.campaign.name, tl.lanes.size(), tl.lanes.size() == 1 ? "" : "s",
                         tl.by_rank ? fmt::format(" on {} rank{}", tl.ranks, tl.ranks == 1 ? "" : "s") : "",
-                        100 * tl.utilisation(), rounds.size(), rounds.size() == 1 ? "" : "s", longest_wait));
+                        100 * tl.utilisation(running), stopped.empty() ? "" : " while the campaign ran",
+                        rounds.size(), rounds.size() == 1 ? "" : "s", longest_wait));
   s += datablock("bars", bars);
   s += fmt::format("set ytics ({})\nset yrange [{}:-0.6]\nset xrange [{}:*]\n", tics, tl.lanes.size() - 0.4,
                    cell(std::min(0.0, rounds.empty() ? 0.0 : rounds.front().proposed)));
+  for (const auto& p : stopped)
+    s += fmt::format("set object rect from {}, graph 0 to {}, graph 1 fc rgb '{}' fs solid 0.6 noborder behind\n",
+                     cell(p.start), cell(p.end), kLightGrey);
   // Each round starts at a dashed line (its proposal, named at the top); the time until its first
   // task started (queueing, on Slurm) is shaded. Names only while they fit.
   const bool named = rounds.size() <= 16;
@@ -289,12 +326,17 @@ Drawn timeline_script(const LoadedCampaign& c, const PlotFile& file) {
   }
   s += fmt::format("set xlabel 'time since the first task started [s]'\nset ylabel {}\n",
                    gnuplot_string(tl.by_rank ? "where it ran: host, rank (and slot)" : "slot (concurrent task lane)"));
-  s += "set style fill solid 0.85 noborder\nset key outside bottom center horizontal maxcols 3 samplen 2 height 1\n";
+  std::size_t entries = 1 + !stopped.empty();
+  for (bool d : drawn) entries += d;
+  s += "set style fill solid 0.85 noborder\n" + bottom_key(file, entries);
   s += "plot $bars using (($1+$2)/2):3:1:2:($3-0.38):($3+0.38):4 with boxxyerror lc rgb variable notitle";
-  for (auto [name, color] : {std::pair{"explore", kBlue}, {"evaluate", kGreen}, {"confirm (all pairs)", kPurple},
-                             {"warm-up", kLightGrey}, {"failed", kRed}, {"cancelled", kGrey}})
-    s += fmt::format(", \\\n     keyentry with boxes fs solid 0.85 lc rgb '{}' title '{}'", color, name);
+  for (std::size_t e = 0; e < std::size(kBarEntries); ++e)
+    if (drawn[e])
+      s += fmt::format(", \\\n     keyentry with boxes fs solid 0.85 lc rgb '{}' title '{}'", kBarEntries[e].color,
+                       kBarEntries[e].title);
   s += fmt::format(", \\\n     keyentry with boxes fs solid 0.25 lc rgb '{}' title 'round waiting to start'", kOrange);
+  if (!stopped.empty())
+    s += fmt::format(", \\\n     keyentry with boxes fs solid 0.6 lc rgb '{}' title 'campaign not running'", kLightGrey);
   return {s + '\n', data};
 }
 
@@ -383,9 +425,10 @@ Drawn tests_script(const LoadedCampaign& c, const PlotFile& file) {
           data};
 }
 
+
 int run_plot(const po::variables_map& vm, const std::vector<std::string>& files, std::ostream& out) {
   const bool json = vm.count("json");
-  if (!vm.count("kind")) throw po::error("plot needs --kind convergence|pareto|params|timeline|tests");
+  if (!vm.count("kind")) throw po::error("plot needs --kind convergence|pareto|params|timeline|tests|lineage");
   if (!vm.count("output")) throw po::error("plot needs -o OUT.png or -o OUT.svg");
   const auto kind = vm["kind"].as<std::string>();
   const auto file = plot_file(vm["output"].as<std::string>(), vm["size"].as<std::string>());
@@ -407,8 +450,10 @@ int run_plot(const po::variables_map& vm, const std::vector<std::string>& files,
     drawn = timeline_script(c, file);
   else if (kind == "tests")
     drawn = tests_script(c, file);
+  else if (kind == "lineage")
+    drawn = lineage_script(c, file);
   else
-    throw po::error("--kind must be convergence, pareto, params, timeline or tests, not '" + kind + "'");
+    throw po::error("--kind must be convergence, pareto, params, timeline, tests or lineage, not '" + kind + "'");
   if (vm.count("script")) {
     const auto path = vm["script"].as<std::string>();
     std::ofstream out_script(path, std::ios::binary);
@@ -432,10 +477,10 @@ int run_plot(const po::variables_map& vm, const std::vector<std::string>& files,
 const Subcommand kPlot{
     .name = "plot",
     .synopsis = "FILE.h5 --kind K -o OUT.png|OUT.svg",
-    .what = "draw convergence|pareto|params|timeline|tests with gnuplot",
+    .what = "draw convergence|pareto|params|timeline|tests|lineage with gnuplot",
     .add_options =
         [](po::options_description& o) {
-          o.add_options()("kind", po::value<std::string>(), "convergence, pareto, params, timeline or tests")(
+          o.add_options()("kind", po::value<std::string>(), "convergence, pareto, params, timeline, tests or lineage")(
               "output,o", po::value<std::string>(), "the image: .png or .svg")(
               "size", po::value<std::string>()->default_value("1000x600"), "WIDTHxHEIGHT in pixels")(
               "objectives", po::value<std::string>(), "pareto: metrics with directions, e.g. gflops:max,time_s:min")(

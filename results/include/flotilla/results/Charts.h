@@ -8,12 +8,19 @@
 //  - Convergence: a point is an outlier when it lies beyond 3 interquartile ranges of the quartiles
 //    of all the plotted objectives (Tukey's far-out fence). Outliers leave the y range and are
 //    drawn at its edge, marked and labelled with their value, so one wild candidate cannot squash
-//    the rest into a sliver. A point that set a best-so-far value is never clipped: the curves
-//    show what the campaign could deliver, and the winner stays on the chart. With no spread
-//    between the quartiles nothing is clipped.
+//    the rest into a sliver. A point that set a best-so-far value, or the winner's, is never
+//    clipped: the curves show what the campaign could deliver, and the winner stays on the chart.
+//    With no spread between the quartiles nothing is clipped. The curves are best so far by
+//    median; the winner is the summary's (Analysis.h), confirmed faster when confirmation is on,
+//    so it is marked on its own and the caption names both when they differ. Every evaluation
+//    has its place on the x axis, from 1, those that failed (no value) as marks of their own.
+//    Objectives that are whole numbers (counts such as tests.passed) get whole-number ticks.
 //  - Pareto: the axes span every point with a margin, so no point sits on the border; front 1
-//    is always labelled with candidate ids, the others unless crowded; labels in the right half
-//    go left of their point, so none runs past the border.
+//    is always labelled with candidate ids, the others unless crowded. Each label goes to one of
+//    the four corners beside its point, clear of the point's own marker: the first (front first)
+//    in which it covers no point, meets no label placed before it and stays inside the axes, else
+//    the one with the fewest of those faults; points in the right half try the left corners
+//    first, so labels stay inside the border.
 //  - Params: the first-order shares are honest only when they leave something for interactions
 //    and noise; when they add up to more than 100% (parameters that varied together share credit)
 //    or a parameter has nearly one candidate per value (its share fits noise), the chart says so;
@@ -21,12 +28,17 @@
 //  - Tests: regressions and fixes against the baseline, test by test (diff_outcomes), per
 //    candidate with its status, so a candidate rolled back for one broken test stands out among
 //    thousands of passes.
+//  - Lineage: the tree of proposals (docs/propose.md): a node per candidate a proposer wrote and
+//    per root its patches applied to (the baseline always), an edge from each parent; a node's
+//    column is its generation (patches above its root), and the winner's line runs straight
+//    along the top row, each other branch on rows of its own, so no two nodes share a place.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "flotilla/results/Analysis.h"
@@ -62,29 +74,55 @@ struct ConvergencePoint {
 struct ConvergenceChart {
   std::vector<ConvergencePoint> points;
   std::vector<std::pair<std::size_t, double>> best, best_verified;  // (evaluation, value) steps
-  AxisRange y;
+  std::vector<std::pair<std::size_t, std::int64_t>> failed;        // (evaluation, candidate) with no value
+  AxisRange x, y;
+  std::optional<double> y_step;  // a whole-number tick step, when every value is a whole number
   std::size_t clipped = 0;
   bool best_differs = false;  // best so far is not verified somewhere: the two curves part
+  std::optional<std::size_t> winner;       // index into points of the summary's winner
+  std::optional<std::int64_t> best_median;  // the candidate holding the final best so far
+  std::string caption;                     // one line: the winner, and the best median when it differs
 };
 
 ConvergenceChart convergence_chart(const CampaignSummary& summary, const History& history);
 
+// A tick step for whole numbers over `range`: 1, 2, 5, 10, 20, 50, ... giving at most 10 ticks.
+double whole_number_step(const AxisRange& range);
+
 // ---- pareto ----
+// Where a label sits: beside its point, above or below it, to its right or its left.
+enum class LabelPlace { right_above, left_above, right_below, left_below };
+std::string_view to_string(LabelPlace place);
+
+// The size of a character, and of a point's marker (half its width and height), as fractions of
+// the plot area's width and height: what the chart needs to place labels. The defaults are
+// DejaVu Sans 10 (7 x 15 px) and a marker of 1.2 (about 10 px) on the plot area of a 1000x600
+// chart.
+struct LabelMetrics {
+  double char_x = 7.0 / 860, char_y = 15.0 / 450;
+  double marker_x = 5.0 / 860, marker_y = 5.0 / 450;
+  // The label's offset from its point in characters: a character across, 0.9 of a line up or down.
+  static constexpr double kOffsetX = 1.0, kOffsetY = 0.9;
+};
+
 struct ParetoChartPoint {
   std::int64_t candidate = 0;
   double x = 0, y = 0;
   std::size_t front = 0;
-  std::string label;        // "#12" (front 1 with few points: "#12 x=4 y=a"); empty: unlabelled
-  bool label_left = false;  // the label goes left of the point (it is in the right half)
+  std::string label;  // "#12" (front 1 with few points: "#12 x=4 y=a"); empty: unlabelled
+  LabelPlace place = LabelPlace::right_above;
+  AxisRange label_x, label_y;  // the label's extent in axis units (estimated from LabelMetrics)
 };
 
 struct ParetoChart {
   std::vector<ParetoChartPoint> points;  // front 1 first, sorted by x
   AxisRange x, y;
   std::size_t on_front = 0;
+  double marker_x = 0, marker_y = 0;  // a marker's half width and height in axis units
 };
 
-ParetoChart pareto_chart(const CampaignSummary& summary, const std::vector<ParetoPoint>& fronts);
+ParetoChart pareto_chart(const CampaignSummary& summary, const std::vector<ParetoPoint>& fronts,
+                         const LabelMetrics& metrics = {});
 
 // ---- params ----
 struct ImportanceBar {
@@ -134,5 +172,30 @@ TestsChart tests_chart(const CampaignSummary& summary, const std::vector<TestedC
 // Shards only: a shard the baseline passed and the candidate failed is a regression, the reverse a
 // fix (latest attempt of each shard; the test gate's verdict trial does not count).
 TestsChart shard_tests_chart(const CampaignSummary& summary, const std::vector<TrialRecord>& trials);
+
+// ---- lineage ----
+struct LineageNode {
+  std::int64_t candidate = 0;
+  std::int64_t parent = -1;                // the parent node's candidate; -1 for a root
+  std::optional<std::int64_t> proposal;    // the proposal it is; none for a root
+  std::string name;                        // the proposal's name; "baseline" or "candidate N" for a root
+  CandidateStatus status = CandidateStatus::pending;
+  std::optional<double> value;             // its objective
+  std::optional<double> ratio;             // its speed-up over the baseline, when confirmed faster
+  std::size_t depth = 0;                   // its column: patches above its root
+  std::size_t row = 0;                     // its row, from 0 at the top
+  bool on_path = false;                    // on the winner's lineage
+  std::size_t refused = 0;                 // refused proposals that named it as their parent
+};
+
+struct LineageChart {
+  std::vector<LineageNode> nodes;          // each parent before its children
+  std::optional<std::size_t> winner;       // index into nodes
+  std::size_t columns = 0, rows = 0;       // the grid the nodes take
+  std::size_t accepted = 0, refused = 0;   // proposals in the journal (refused: all, placed or not)
+};
+
+// Empty (no nodes) when no proposer wrote a candidate.
+LineageChart lineage_chart(const CampaignSummary& summary);
 
 }  // namespace flotilla::results

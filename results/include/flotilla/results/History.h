@@ -3,8 +3,8 @@
 //
 // Rules (beyond Analysis.h's):
 //  - An evaluation is one candidate whose explore repeats are all recorded (explored, verified,
-//    rolled back or explore_failed), ordered by the end of its last repeat; pending candidates
-//    are not evaluations yet.
+//    rolled back or explore_failed), ordered by the end of its last repeat (without explore
+//    repeats: of its last build or evaluate trial); pending candidates are not evaluations yet.
 //  - "Best so far" is judged in hindsight: a candidate that was rolled back later never counts,
 //    so the curve never shows a value the campaign could not deliver. "Best verified so far"
 //    counts only candidates that were (eventually) verified.

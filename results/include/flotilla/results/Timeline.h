@@ -7,9 +7,13 @@
 // which runs one task at a time, gets one lane, and N concurrent local slots get N lanes).
 //
 // A confirmation records each interleaved pair with the whole confirmation's span; its rows are
-// one bar (one task), so a confirmation of 40 pairs does not open 40 lanes.
+// one bar (one task), so a confirmation of 40 pairs does not open 40 lanes. Candidates that share
+// a build each record a build trial, a copy of the one that ran (its metric `built_by` names the
+// candidate that ran it): copies are not drawn, since no task ran for them.
 //
-// Times are seconds from the earliest trial start. Utilisation is busy time over lanes × span.
+// Times are seconds from the earliest trial start. Utilisation is busy time over lanes × the time
+// the campaign was running (its runs, from the lifecycle events), both counted only within the
+// timeline's span: a campaign stopped overnight is not idle overnight.
 #pragma once
 
 #include <cstddef>
@@ -49,6 +53,11 @@ struct TimelineLane {
   std::size_t tasks = 0;
 };
 
+// A stretch of time on the timeline's clock.
+struct TimelinePeriod {
+  double start = 0, end = 0;
+};
+
 struct Timeline {
   std::vector<TimelineLane> lanes;
   std::vector<TimelineBar> bars;  // in /trials order
@@ -56,14 +65,28 @@ struct Timeline {
   double span = 0;                // seconds from the first start to the last end
   bool by_rank = false;           // some lane comes from a recorded rank
   std::size_t ranks = 0;          // distinct (host, rank) places recorded
-  double utilisation() const;     // in [0, 1]; 0 for an empty timeline
+  // In [0, 1]: busy time over lanes × running time, both counted only in `running` (the whole
+  // span when empty); 0 for an empty timeline.
+  double utilisation(const std::vector<TimelinePeriod>& running = {}) const;
 };
 
 Timeline build_timeline(const std::vector<TrialRecord>& trials);
 
+// A build trial that copies another candidate's (metric built_by names another candidate).
+bool shared_build_copy(const TrialRecord& trial);
+
+// When the campaign was running, within the timeline's span: each run from its campaign_started
+// or campaign_resumed event to its interrupted or campaign_finished event; a run with no end (it
+// crashed, was killed, or still runs) ends at its last record (an event, or the end of a trial
+// that started in it). Empty when the events record no run (then the whole span counts).
+std::vector<TimelinePeriod> running_periods(const Timeline& timeline, const std::vector<TrialRecord>& trials,
+                                            const std::vector<EventRecord>& events);
+
 // A round (a batch; on Slurm one job) on the timeline: when it was proposed, when its first task
-// started, and the wait between (queueing, on Slurm). From the `batch_proposed` events and the
-// candidates' rounds; times on the timeline's clock. A round with no trial yet has no start.
+// started, and the wait between (queueing, on Slurm). From the `batch_proposed` and `proposals`
+// events (a round of proposals only has no batch_proposed) and the candidates' rounds; its first
+// task is its first drawn bar (never a copy of a build that ran in an earlier round); times on the
+// timeline's clock. A round with no task yet has no start.
 struct TimelineRound {
   std::int32_t round = 0;
   double proposed = 0;
@@ -71,8 +94,7 @@ struct TimelineRound {
   double wait = 0;
 };
 
-std::vector<TimelineRound> timeline_rounds(const Timeline& timeline, const std::vector<TrialRecord>& trials,
-                                           const std::vector<CandidateRecord>& candidates,
+std::vector<TimelineRound> timeline_rounds(const Timeline& timeline, const std::vector<CandidateRecord>& candidates,
                                            const std::vector<EventRecord>& events);
 
 }  // namespace flotilla::results
