@@ -1,15 +1,38 @@
-// SlurmJobDirectories.cpp — the Slurm backend's job folders: writing their manifests, reading
-// their results, and listing them for `flotilla status` and `flotilla cancel`.
+// JobFolder.cpp — the Slurm backend's job folders: naming and writing them, reading their
+// results, and listing them for `flotilla status` and `flotilla cancel` (JobFolder.h).
+#include "JobFolder.h"
+
 #include <algorithm>
 #include <fstream>
+#include <stdexcept>
+
+#include <unistd.h>
+
+#include <fmt/format.h>
 
 #include "flotilla/jobs/JobPhase.h"
 #include "flotilla/jobs/JobResults.h"
 #include "flotilla/jobs/Manifest.h"
 #include "flotilla/jobs/Slurm.h"
-#include "SlurmJobFolder.h"
 
-namespace flotilla::jobs {
+namespace flotilla::jobs::slurm {
+
+NewFolder new_job_folder(const std::filesystem::path& workdir, const std::string& prefix, int& counter) {
+  NewFolder folder;
+  // A fresh folder every time: a reused one would mix an earlier job's results and job id with
+  // this job's manifest.
+  do {
+    folder.name = fmt::format("{}-{}-{}", prefix, getpid(), ++counter);
+    folder.dir = workdir / folder.name;
+  } while (std::filesystem::exists(folder.dir));
+  // The prefix is a checked campaign name (Validate.cpp); a folder outside jobs_dir would
+  // still be a bug, and one that writes where nobody looks.
+  auto base = workdir.lexically_normal();
+  if (!base.has_filename()) base = base.parent_path();  // "jobs/" as "jobs"
+  if (folder.dir.lexically_normal().parent_path() != base)
+    throw std::invalid_argument(fmt::format("job folder {} would lie outside {}", folder.dir.string(), workdir.string()));
+  return folder;
+}
 
 void write_job_folder(const std::filesystem::path& dir, const std::string& name, const std::vector<const TaskSpec*>& tasks,
                       const std::map<std::uint32_t, std::vector<std::size_t>>& elements) {
@@ -24,16 +47,24 @@ void write_job_folder(const std::filesystem::path& dir, const std::string& name,
   }
 }
 
+bool is_results_file(const std::filesystem::path& path) {
+  const auto file = path.filename().string();
+  return file == "results.h5" || (file.starts_with("results-") && file.ends_with(".h5"));
+}
+
 std::vector<TaskResult> read_job_folder_results(const std::filesystem::path& dir) {
   std::vector<TaskResult> results;
   if (!std::filesystem::is_directory(dir)) return results;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    const auto file = entry.path().filename().string();
-    if (file != "results.h5" && !(file.starts_with("results-") && file.ends_with(".h5"))) continue;
+    if (!is_results_file(entry.path())) continue;
     for (auto& r : read_job_results(entry.path())) results.push_back(std::move(r));
   }
   return results;
 }
+
+}  // namespace flotilla::jobs::slurm
+
+namespace flotilla::jobs {
 
 std::vector<JobDirectory> list_job_directories(const std::filesystem::path& jobs_dir) {
   std::vector<JobDirectory> jobs;
@@ -43,7 +74,7 @@ std::vector<JobDirectory> list_job_directories(const std::filesystem::path& jobs
     JobDirectory job{.dir = entry.path(), .name = entry.path().filename().string()};
     std::ifstream(entry.path() / "slurm_job_id") >> job.slurm_id;
     job.tasks = read_manifest(entry.path() / "manifest.json").tasks.size();
-    job.results = read_job_folder_results(entry.path()).size();
+    job.results = slurm::read_job_folder_results(entry.path()).size();
     try {
       if (auto replay = read_job_journal(entry.path())) job.phase = std::string(to_string(replay->phase));
     } catch (const std::invalid_argument&) {
