@@ -29,15 +29,15 @@ Allocator::Outcome Allocator::try_allocate(Job& job, const JobRequest& request, 
 // Runs an allocated job's script through `flotilla run-allocation ID DIR`, which leaves a
 // launcher of its own session behind (it outlives this process, as a batch job would) and
 // names it in DIR/launcher before it exits. Its output goes where the batch job's would. The
-// allocation's id is in DIR/allocation first, so a restarted scheduler that finds no launcher
-// beside it cancels the allocation instead of waiting for it. False when the launcher could not
-// be started: the allocation is cancelled and the job goes as a batch job.
+// allocation's id is journalled first (`launching`), so a restarted scheduler that finds no
+// launcher beside it cancels the allocation instead of waiting for it. False when the launcher
+// could not be started: the allocation is cancelled and the job goes as a batch job.
 bool Allocator::launch(Job& job, JobRequest request, std::uint32_t id) {
   request.comments.push_back(fmt::format("allocated at once as Slurm job {} (resources.slurm_start = allocate): "
                                          "`flotilla run-allocation` runs this script on the submitting host and "
                                          "releases the allocation when it ends",
                                          id));
-  std::ofstream(job.dir / "allocation") << id << '\n';
+  m_journal.advance(job, JobEvent::launching, fmt::format("Slurm allocation {}", id));
   std::ofstream(job.dir / "job.sh") << render_job_script(request);
   const auto out = job.dir / fmt::format("slurm-{}.out", id);
   // Its own session, and it does not die with us: a Ctrl-C meant for flotilla does not reach
@@ -48,8 +48,8 @@ bool Allocator::launch(Job& job, JobRequest request, std::uint32_t id) {
                                        .stdout_file = out, .outlives_us = true});
   if (!started.ok() || !std::filesystem::exists(job.dir / "launcher")) {
     m_client.cancel(id);  // nothing runs in it: give the nodes back
-    std::error_code ec;
-    std::filesystem::remove(job.dir / "allocation", ec);
+    m_journal.advance(job, JobEvent::deferred,
+                      fmt::format("Slurm allocation {} cancelled: its launcher did not start; the job goes as a batch job", id));
     m_notice("slurm_launcher_failed",
              fmt::format("could not start the launcher of Slurm allocation {} for job {} ({} run-allocation: {}); "
                          "cancelled it, and the job goes as a batch job",
@@ -67,7 +67,6 @@ bool Allocator::launch(Job& job, JobRequest request, std::uint32_t id) {
   }
   job.slurm_id = id;
   job.allocated = true;
-  std::ofstream(job.dir / "slurm_job_id") << id << '\n';
   m_journal.advance(job, JobEvent::allocated, fmt::format("Slurm allocation {}, launcher {}", id, launcher_text(job.dir)));
   return true;
 }

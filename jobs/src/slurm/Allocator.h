@@ -7,8 +7,8 @@
 // allocation is made inside its RPC (docs/slurm.md).
 //
 // Invariants:
-//  - The allocation's id is journalled before its launcher starts, so a restarted scheduler that
-//    finds no launcher cancels it instead of waiting for it to its time limit.
+//  - The allocation's id is journalled (`launching`) before its launcher starts, so a restarted
+//    scheduler that finds no launcher cancels it instead of waiting for it to its time limit.
 //  - An allocation whose launcher could not start is cancelled at once (nothing runs in it).
 //  - After a refusal that was not the campaign's own allocations ending, no allocation is tried
 //    for kAllocatePause: each refused request leaves a FAILED job record in Slurm.

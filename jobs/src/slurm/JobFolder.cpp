@@ -62,6 +62,37 @@ std::vector<TaskResult> read_job_folder_results(const std::filesystem::path& dir
   return results;
 }
 
+namespace {
+
+std::uint32_t id_in_file(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::uint32_t id = 0;
+  return in >> id ? id : 0;
+}
+
+}  // namespace
+
+FolderRecord read_folder_record(const std::filesystem::path& dir) {
+  FolderRecord record;
+  try {
+    if (auto replay = read_job_journal(dir)) {
+      record.phase = replay->phase;
+      record.slurm_id = replay->slurm_id;
+      record.allocated = replay->allocated;
+      record.launching = replay->launching;
+    }
+  } catch (const std::invalid_argument& e) {
+    record.unreadable = e.what();
+  }
+  if (record.slurm_id != 0 || record.launching != 0) return record;
+  // The job's own slurm_job_id, or an older flotilla's markers (see the header).
+  record.slurm_id = id_in_file(dir / "slurm_job_id");
+  const auto allocation = id_in_file(dir / "allocation");
+  if (record.slurm_id == 0) record.launching = allocation;
+  record.allocated = record.slurm_id != 0 && allocation != 0;
+  return record;
+}
+
 }  // namespace flotilla::jobs::slurm
 
 namespace flotilla::jobs {
@@ -71,15 +102,14 @@ std::vector<JobDirectory> list_job_directories(const std::filesystem::path& jobs
   if (!std::filesystem::is_directory(jobs_dir)) return jobs;
   for (const auto& entry : std::filesystem::directory_iterator(jobs_dir)) {
     if (!std::filesystem::exists(entry.path() / "manifest.json")) continue;
-    JobDirectory job{.dir = entry.path(), .name = entry.path().filename().string()};
-    std::ifstream(entry.path() / "slurm_job_id") >> job.slurm_id;
+    const auto record = slurm::read_folder_record(entry.path());
+    JobDirectory job{.dir = entry.path(), .name = entry.path().filename().string(), .slurm_id = record.slurm_id};
     job.tasks = read_manifest(entry.path() / "manifest.json").tasks.size();
     job.results = slurm::read_job_folder_results(entry.path()).size();
-    try {
-      if (auto replay = read_job_journal(entry.path())) job.phase = std::string(to_string(replay->phase));
-    } catch (const std::invalid_argument&) {
-      job.phase = "unreadable";  // a restarted run says why, and decides from the folder's markers
-    }
+    if (!record.unreadable.empty())
+      job.phase = "unreadable";  // a restarted run says why, and decides from the job's slurm_job_id
+    else if (std::filesystem::exists(entry.path() / "events"))
+      job.phase = std::string(to_string(record.phase));
     jobs.push_back(std::move(job));
   }
   std::sort(jobs.begin(), jobs.end(), [](const auto& a, const auto& b) {

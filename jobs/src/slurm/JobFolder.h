@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "flotilla/jobs/JobPhase.h"
 #include "flotilla/jobs/Task.h"
 
 namespace flotilla::jobs::slurm {
@@ -35,5 +36,21 @@ bool is_results_file(const std::filesystem::path& path);
 
 // Every result the job's workers recorded (results.h5 and each results-E.h5 present).
 std::vector<TaskResult> read_job_folder_results(const std::filesystem::path& dir);
+
+// What a job's folder says of its job. The journal (DIR/events, JobPhase.h) is the record: the
+// backend writes no other file about a job. Two other sources fill what a journal does not name:
+//  - DIR/slurm_job_id, which the job's script writes when the job starts: a job submitted by hand
+//    from a `flotilla sbatch` folder has no journal line until a scheduler finds it;
+//  - the marker files of folders written by a flotilla from before the journal named the job
+//    (slurm_job_id written at submission, DIR/allocation before a launcher started): a campaign
+//    may be resumed by a newer flotilla, and such folders must still be re-attached.
+struct FolderRecord {
+  JobPhase phase = JobPhase::written;  // where the journal ends; written without one
+  std::uint32_t slurm_id = 0;          // the job that holds the folder's tasks; 0: none known
+  bool allocated = false;              // allocated at once, run by a launcher
+  std::uint32_t launching = 0;         // an allocation made whose launcher may never have started
+  std::string unreadable;              // why the journal is not one (then the other sources decide)
+};
+FolderRecord read_folder_record(const std::filesystem::path& dir);
 
 }  // namespace flotilla::jobs::slurm

@@ -2,8 +2,10 @@
 // change of a job's phase goes through here, so the phase held in memory and the journal a
 // restarted scheduler replays never disagree.
 //
-// A journal that cannot be written (a full disk) is said once as a notice and the run goes on:
-// the job still runs, and its results still come back through its folder.
+// The journal is the only record the backend keeps of a job (JobFolder.h, read_folder_record).
+// One that cannot be written (a full disk) is said once as a notice and the run goes on: the job
+// still runs, its results still come back through its folder, and a restarted scheduler finds it
+// by its name while Slurm lists it.
 #pragma once
 
 #include <filesystem>

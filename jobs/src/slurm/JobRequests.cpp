@@ -30,7 +30,7 @@ JobRequest job_request(const Job& job, const SlurmResources& settings, const std
                             array ? "a job array: element E runs the tasks of manifest-E.json and writes results-E.h5"
                                   : "flotilla-worker ranks pull tasks from rank 0, which writes each result to "
                                     "results.h5 as it completes",
-                            "slurm_job_id tells a restarted `flotilla run` which job holds these tasks",
+                            "slurm_job_id: this job's id, for a `flotilla run` that did not submit it (a job submitted by hand)",
                             "--no-requeue: after a node failure flotilla runs the unreported tasks again in a "
                             "new job, at once (Slurm would hold a requeued job for minutes)"},
                .commands = {"echo \"${SLURM_ARRAY_JOB_ID:-$SLURM_JOB_ID}\" > slurm_job_id"}};

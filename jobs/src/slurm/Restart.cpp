@@ -15,34 +15,37 @@ namespace flotilla::jobs::slurm {
 // A restarted scheduler resubmits the tasks it has no result for. Jobs of an earlier run in
 // workdir may hold them: a result already in a job's results is taken as it is, and a task
 // whose job is still pending or running is followed in that job instead of being submitted twice.
+// Each folder's journal says which job that is (read_folder_record: older folders' markers too).
 void Restart::scan_earlier_jobs() {
+  std::map<std::filesystem::path, FolderRecord> folders;
+  for (const auto& entry : std::filesystem::directory_iterator(m_settings.workdir))
+    if (std::filesystem::exists(entry.path() / "manifest.json")) folders[entry.path()] = read_folder_record(entry.path());
+  const auto by_name = submitted_by_hand(folders);
   std::vector<std::uint32_t> ids;
   std::map<std::uint32_t, Job> jobs;
-  const auto by_name = submitted_by_hand();
-  for (const auto& entry : std::filesystem::directory_iterator(m_settings.workdir)) {
-    if (!std::filesystem::exists(entry.path() / "manifest.json")) continue;
-    if (abandoned_allocation(entry.path())) continue;  // its tasks are submitted again
-    std::ifstream id_file(entry.path() / "slurm_job_id");
-    std::uint32_t id = 0;
-    if (!(id_file >> id)) {
-      auto found = by_name.find(entry.path().filename().string());
+  for (auto& [dir, record] : folders) {
+    if (!record.unreadable.empty())
+      m_notice("slurm_journal_unreadable",
+               fmt::format("{}: the job is found by its slurm_job_id or its name instead", record.unreadable));
+    if (record.slurm_id == 0 && record.launching != 0 && !launcher_started(dir, record)) continue;  // runs again
+    Job job{.slurm_id = record.slurm_id, .phase = record.phase, .name = dir.filename().string(), .dir = dir,
+            .allocated = record.allocated};
+    if (job.slurm_id == 0) {
+      auto found = by_name.find(job.name);
       if (found == by_name.end()) {  // written by `flotilla sbatch`, not submitted (yet)
-        auto& tasks = m_unsubmitted[entry.path()];
-        for (const auto& task : read_manifest(entry.path() / "manifest.json").tasks) tasks.insert(task.id);
+        auto& tasks = m_unsubmitted[dir];
+        for (const auto& task : read_manifest(dir / "manifest.json").tasks) tasks.insert(task.id);
         continue;
       }
-      id = found->second;
-      std::ofstream(entry.path() / "slurm_job_id") << id << '\n';
+      job.slurm_id = found->second;
     }
-    Job job{.slurm_id = id, .name = entry.path().filename().string(), .dir = entry.path(),
-            .allocated = std::filesystem::exists(entry.path() / "allocation")};
-    job.phase = replayed_phase(entry.path());
-    // Killed between the submission and its journal line: the job id in the folder says it.
+    // Submitted by hand, or killed between the submission and its journal line: the journal
+    // names the job from now on.
     if (job.phase == JobPhase::written)
-      m_journal.advance(job, JobEvent::submitted, fmt::format("Slurm job {}, found on restart", id));
-    for (const auto& task : read_manifest(entry.path() / "manifest.json").tasks) job.tasks.push_back(task.id);
-    if (!is_final(job.phase)) ids.push_back(id);  // a journal that says the job ended needs no query
-    jobs[id] = std::move(job);
+      m_journal.advance(job, JobEvent::submitted, fmt::format("Slurm job {}, found on restart", job.slurm_id));
+    for (const auto& task : read_manifest(dir / "manifest.json").tasks) job.tasks.push_back(task.id);
+    if (!is_final(job.phase)) ids.push_back(job.slurm_id);  // a journal that says the job ended needs no query
+    jobs[job.slurm_id] = std::move(job);
   }
   if (jobs.empty()) return;
   auto records = ids.empty() ? std::map<std::uint32_t, std::vector<JobStatus>>() : query_records(m_client, ids);
@@ -75,49 +78,39 @@ void Restart::take_ended(const Job& job) {
     m_next_attempt[task.id] = std::max(m_next_attempt[task.id], task.attempt + 1);
 }
 
-// A folder whose allocation was made but whose launcher never started (the scheduler was
-// killed in between, or the launcher failed): nothing runs in it, so it is cancelled, not
-// waited for to its time limit.
-bool Restart::abandoned_allocation(const std::filesystem::path& dir) {
-  std::ifstream in(dir / "allocation");
-  std::uint32_t id = 0;
-  if (!(in >> id) || std::filesystem::exists(dir / "slurm_job_id")) return false;
-  if (std::filesystem::exists(dir / "launcher")) {  // started; killed before slurm_job_id was written
-    std::ofstream(dir / "slurm_job_id") << id << '\n';
-    return false;
+// A folder whose allocation was made (record.launching) but that names no job yet: its launcher
+// started and the scheduler was killed before journalling it, so the allocation is the job; or
+// it never started (the scheduler was killed in between): nothing runs in the allocation, so it
+// is cancelled, not waited for to its time limit, and the folder's tasks run again.
+bool Restart::launcher_started(const std::filesystem::path& dir, FolderRecord& record) {
+  const auto id = record.launching;
+  if (is_final(record.phase)) return false;  // cancelled by an earlier restart
+  if (std::filesystem::exists(dir / "launcher")) {
+    Job job{.slurm_id = id, .phase = record.phase, .dir = dir};
+    m_journal.advance(job, JobEvent::allocated, fmt::format("Slurm allocation {}, launcher {}, found on restart", id,
+                                                            launcher_text(dir)));
+    record = {.phase = job.phase, .slurm_id = id, .allocated = true};
+    return true;
   }
   m_client.cancel(id);
-  std::filesystem::rename(dir / "allocation", dir / "allocation.cancelled");
+  Job job{.slurm_id = id, .phase = record.phase, .dir = dir};
+  m_journal.advance(job, JobEvent::cancelled, fmt::format("Slurm allocation {}: its launcher never started", id));
   m_notice("slurm_allocation_abandoned", fmt::format("Slurm allocation {} ({}) was made but its launcher never "
                                                      "started: cancelled it",
                                                      id, dir.filename().string()));
-  return true;
+  return false;
 }
 
-// Jobs submitted by hand from a folder that has no slurm_job_id yet (the script writes it when
-// the job starts), found by name: the folder's name is the job's name.
-std::map<std::string, std::uint32_t> Restart::submitted_by_hand() {
-  bool any = false;
-  for (const auto& entry : std::filesystem::directory_iterator(m_settings.workdir))
-    any = any || (std::filesystem::exists(entry.path() / "manifest.json") &&
-                  !std::filesystem::exists(entry.path() / "slurm_job_id"));
+// Jobs submitted by hand from a folder whose job is not known yet (its script writes
+// slurm_job_id when the job starts), found by name: the folder's name is the job's name. One
+// query, and only when some folder names no job.
+std::map<std::string, std::uint32_t> Restart::submitted_by_hand(const std::map<std::filesystem::path, FolderRecord>& folders) {
   std::map<std::string, std::uint32_t> by_name;
-  if (!any) return by_name;
+  if (std::none_of(folders.begin(), folders.end(), [](const auto& f) { return f.second.slurm_id == 0; })) return by_name;
   for (const auto& job : m_client.user_jobs())
     if (!is_terminal(job.state) || !by_name.contains(job.name))
       by_name[job.name] = job.array_job_id != 0 ? job.array_job_id : job.id;
   return by_name;
-}
-
-// The phase the job's journal ends in; `written` for a folder with no journal (an older
-// flotilla's) or one that is not a journal (said, and then the markers decide).
-JobPhase Restart::replayed_phase(const std::filesystem::path& dir) {
-  try {
-    if (auto replay = read_job_journal(dir)) return replay->phase;
-  } catch (const std::invalid_argument& e) {
-    m_notice("slurm_journal_unreadable", fmt::format("{}: the job's folder decides instead", e.what()));
-  }
-  return JobPhase::written;
 }
 
 bool Restart::take_earlier_result(TaskSpec& spec) {

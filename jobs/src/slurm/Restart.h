@@ -16,6 +16,7 @@
 #include <string>
 
 #include "Job.h"
+#include "JobFolder.h"
 #include "JobJournal.h"
 #include "TaskLedger.h"
 #include "flotilla/jobs/Backend.h"
@@ -37,9 +38,8 @@ class Restart {
   const std::map<std::filesystem::path, std::set<std::uint64_t>>& unsubmitted() const { return m_unsubmitted; }
 
  private:
-  bool abandoned_allocation(const std::filesystem::path& dir);
-  std::map<std::string, std::uint32_t> submitted_by_hand();
-  JobPhase replayed_phase(const std::filesystem::path& dir);
+  bool launcher_started(const std::filesystem::path& dir, FolderRecord& record);
+  std::map<std::string, std::uint32_t> submitted_by_hand(const std::map<std::filesystem::path, FolderRecord>& folders);
   void take_ended(const Job& job);
 
   const SlurmResources& m_settings;

@@ -144,7 +144,7 @@ void Submitter::try_submit(Job& job, const std::string& dependency) {
   if (auto* ok = std::get_if<Submitted>(&outcome)) {
     job.slurm_id = ok->id;
     std::ofstream(job.dir / "job.sh") << render_job_script(request);  // what ran, for people
-    std::ofstream(job.dir / "slurm_job_id") << ok->id << '\n';       // for a restarted scheduler
+    // The journal is the record a restarted scheduler reads (JobPhase.h): "Slurm job ID".
     m_parts.journal.advance(job, JobEvent::submitted, fmt::format("Slurm job {}", ok->id));
     return;
   }
