@@ -30,7 +30,8 @@ std::vector<std::uint32_t> array_indices(const std::string& spec) {
     const auto range = spec.substr(begin, end - begin);
     const auto dash = range.find('-');
     const auto first = static_cast<std::uint32_t>(std::stoul(range.substr(0, dash)));
-    const auto last = dash == std::string::npos ? first : static_cast<std::uint32_t>(std::stoul(range.substr(dash + 1)));
+    const auto last =
+        dash == std::string::npos ? first : static_cast<std::uint32_t>(std::stoul(range.substr(dash + 1)));
     for (auto i = first; i <= last; ++i) out.push_back(i);
     begin = end + 1;
   }
@@ -38,7 +39,8 @@ std::vector<std::uint32_t> array_indices(const std::string& spec) {
 }
 
 std::string replace_all(std::string text, const std::string& from, const std::string& to) {
-  for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) text.replace(at, from.size(), to);
+  for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
   return text;
 }
 
@@ -56,7 +58,9 @@ class FakeSlurmClient final : public SlurmClient {
   void cancel(std::uint32_t id) override { m_slurm.cancel(id); }
   std::vector<JobStatus> user_jobs() override { return m_slurm.user_jobs(); }
   std::uint32_t max_array_size() override { return m_slurm.m_max_array_size; }
-  std::optional<std::uint32_t> allocate_now(const JobRequest& request) override { return m_slurm.allocate_now(request); }
+  std::optional<std::uint32_t> allocate_now(const JobRequest& request) override {
+    return m_slurm.allocate_now(request);
+  }
   void release(std::uint32_t id, int wait_status) override { m_slurm.release(id, wait_status); }
 
  private:
@@ -116,7 +120,9 @@ std::optional<std::uint32_t> FakeSlurm::allocate_now(const JobRequest& request) 
   return id;
 }
 
-void FakeSlurm::release(std::uint32_t id, int wait_status) { end(id, wait_status == 0 ? JobState::completed : JobState::failed); }
+void FakeSlurm::release(std::uint32_t id, int wait_status) {
+  end(id, wait_status == 0 ? JobState::completed : JobState::failed);
+}
 
 std::vector<JobStatus> FakeSlurm::query(const std::vector<std::uint32_t>& ids) {
   ++m_queries;
@@ -252,8 +258,8 @@ void FakeSlurm::launch(FakeJob& job) {
     const auto index = std::to_string(e.index);
     const auto manifest = r.workdir / (array ? "manifest-" + index + ".json" : "manifest.json");
     const auto own_id = std::to_string(array ? job.id + 1 + i : job.id);
-    const auto output = replace_all(replace_all(replace_all(r.output.string(), "%j", own_id), "%A", std::to_string(job.id)),
-                                    "%a", index);
+    const auto output = replace_all(
+        replace_all(replace_all(r.output.string(), "%j", own_id), "%A", std::to_string(job.id)), "%a", index);
     std::vector<std::string> args{FLOTILLA_FAKE_SLURM_WORKER, manifest.string(), std::to_string(task_ranks(r))};
     std::vector<std::string> env;
     for (char** v = environ; *v; ++v) env.emplace_back(*v);
@@ -309,8 +315,11 @@ void FakeSlurm::stop(FakeJob& job, int signal) {
 
 std::vector<JobStatus> FakeSlurm::records(const FakeJob& job) const {
   if (job.vanished) return {};
-  const JobStatus base{.id = job.id, .state = job.state, .reason = job.state == JobState::pending ? job.reason : "",
-                       .name = job.request.name, .user_id = static_cast<std::uint32_t>(::getuid())};
+  const JobStatus base{.id = job.id,
+                       .state = job.state,
+                       .reason = job.state == JobState::pending ? job.reason : "",
+                       .name = job.request.name,
+                       .user_id = static_cast<std::uint32_t>(::getuid())};
   if (job.request.array.empty()) return {base};
   const bool started = std::any_of(job.elements.begin(), job.elements.end(),
                                    [](const Element& e) { return e.state != JobState::pending; }) &&

@@ -72,7 +72,7 @@ class FakeSlurm {
   struct Element {
     std::uint32_t index = 0;  // array index; 0 for a plain job
     JobState state = JobState::pending;
-    pid_t pid = 0;            // its worker process while it runs
+    pid_t pid = 0;  // its worker process while it runs
   };
   struct FakeJob {
     std::uint32_t id = 0;

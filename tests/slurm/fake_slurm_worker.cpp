@@ -30,16 +30,18 @@ double epoch_now() {
 
 // The process a task runs as: a command task's argv, or a kernel task's flotilla-kernel command.
 fj::TaskSpec task_spec(const fj::ManifestTask& task) {
-  if (const auto* command = std::get_if<fj::CommandTask>(&task.work)) return fj::to_task_spec(task.id, task.attempt, *command);
+  if (const auto* command = std::get_if<fj::CommandTask>(&task.work))
+    return fj::to_task_spec(task.id, task.attempt, *command);
   const auto& kernel = std::get<fj::KernelTask>(task.work);
-  return fj::to_task_spec(task.id, task.attempt, fj::CommandTask{kernel.argv, kernel.timeout, {}, {}, kernel.objective});
+  return fj::to_task_spec(task.id, task.attempt,
+                          fj::CommandTask{kernel.argv, kernel.timeout, {}, {}, kernel.objective});
 }
 
 int run(const fj::Manifest& manifest, unsigned slots) {
   const bool rerun = std::filesystem::exists(manifest.output);
   auto out = rerun ? fr::JobFileWriter::open_for_append(manifest.output)
-                   : fr::JobFileWriter::create(manifest.output, {manifest.job, manifest.tasks.size(), fj::host_name(),
-                                                                 epoch_now(), ""});
+                   : fr::JobFileWriter::create(manifest.output,
+                                               {manifest.job, manifest.tasks.size(), fj::host_name(), epoch_now(), ""});
   std::set<std::pair<std::uint64_t, std::int32_t>> recorded;
   for (const auto& key : out.recorded()) recorded.insert(key);
   // Rank 1 runs every task here (rank 0 dispatches): where the results ran, as the worker says.

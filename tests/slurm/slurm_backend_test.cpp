@@ -26,7 +26,8 @@ TEST_F(SlurmBackendTest, OneJobPerResourceSetArraysCutAtMaxArraySizeAfterTheirDe
   slurm.set_max_array_size(2);
   std::vector<TaskSpec> tasks{staged(sh_task(1, "echo flotilla-metric: x=1"), "explore"),
                               staged(sh_task(2, "echo flotilla-metric: x=2"), "explore")};
-  for (int shard = 0; shard < 3; ++shard) tasks.push_back(staged(sh_task(10 + shard, "true"), "evaluate", "explore", shard));
+  for (int shard = 0; shard < 3; ++shard)
+    tasks.push_back(staged(sh_task(10 + shard, "true"), "evaluate", "explore", shard));
   auto backend = make();
   backend->submit(tasks);
   const auto results = collect_results(*backend, tasks.size());
@@ -79,7 +80,8 @@ TEST_F(SlurmBackendTest, AnyOtherRefusalIsASetupError) {
 TEST_F(SlurmBackendTest, MaxSubmitJobsWaitsForTheUsersOtherJobs) {
   settings.max_submit_jobs = 1;
   slurm.hold_new(true);
-  const auto other = std::get<Submitted>(slurm.client()->submit({.name = "not-the-campaigns", .workdir = jobs_dir()})).id;
+  const auto other =
+      std::get<Submitted>(slurm.client()->submit({.name = "not-the-campaigns", .workdir = jobs_dir()})).id;
   slurm.hold_new(false);
   auto backend = make();
   backend->submit({sh_task(1, "true")});
@@ -102,7 +104,8 @@ TEST_F(SlurmBackendTest, AJobThatEndsBeforeItsTasksReportGivesThemBackLost) {
   EXPECT_EQ(rest[0].id, 2u);
   EXPECT_EQ(rest[0].status, TaskStatus::lost);
   const auto dir = folders().at(0);
-  EXPECT_EQ(rest[0].reason, "Slurm job 1000 (" + dir.filename().string() + ") ended NODE_FAIL before this task reported");
+  EXPECT_EQ(rest[0].reason,
+            "Slurm job 1000 (" + dir.filename().string() + ") ended NODE_FAIL before this task reported");
   EXPECT_EQ(journal(dir).back(), "seen_ended ended ended NODE_FAIL");
   EXPECT_EQ(backend->queued() + backend->running(), 0u);
 }
@@ -116,8 +119,8 @@ TEST_F(SlurmBackendTest, AJobThatVanishesGivesItsTasksBackLost) {
   const auto results = collect_results(*backend, 1);
   ASSERT_EQ(results.size(), 1u);
   EXPECT_EQ(results[0].status, TaskStatus::lost);
-  EXPECT_EQ(results[0].reason,
-            "Slurm job 1000 (" + folders().at(0).filename().string() + ") vanished from the queue before this task reported");
+  EXPECT_EQ(results[0].reason, "Slurm job 1000 (" + folders().at(0).filename().string() +
+                                   ") vanished from the queue before this task reported");
 }
 
 TEST_F(SlurmBackendTest, PendingJobsAndTheirReasonAreInTheOverview) {
@@ -202,8 +205,9 @@ TEST_F(SlurmAllocateTest, ALauncherThatCannotStartSendsTheJobAsABatchJob) {
   const auto lines = journal(dir);
   ASSERT_GE(lines.size(), 3u);
   EXPECT_EQ(lines[0], "launching written Slurm allocation 1000");
-  EXPECT_EQ(lines[1], "deferred written Slurm allocation 1000 cancelled: its launcher did not start; the job goes as a "
-                      "batch job");
+  EXPECT_EQ(lines[1],
+            "deferred written Slurm allocation 1000 cancelled: its launcher did not start; the job goes as a "
+            "batch job");
   EXPECT_EQ(lines[2], "submitted queued Slurm job 1001");
   EXPECT_TRUE(notice("slurm_launcher_failed").starts_with("could not start the launcher of Slurm allocation 1000"))
       << notice("slurm_launcher_failed");
@@ -217,7 +221,8 @@ TEST_F(SlurmAllocateTest, AnAllocatedJobWhoseTasksReportedIsWatchedUntilReleased
   backend->submit({sh_task(1, "true")});
   EXPECT_TRUE(backend->collect(300ms).empty());
   const auto dir = folders().at(0);
-  EXPECT_TRUE(journal(dir).at(1).starts_with("allocated running Slurm allocation 1000, launcher pid ")) << journal(dir).at(1);
+  EXPECT_TRUE(journal(dir).at(1).starts_with("allocated running Slurm allocation 1000, launcher pid "))
+      << journal(dir).at(1);
   {  // what the job's worker would record (closed before the backend reads it, as across processes)
     auto out = results::JobFileWriter::create(dir / "results.h5", {"job", 1, "n1", 0, ""});
     const auto record = to_job_record({.id = 1, .status = TaskStatus::ok});

@@ -15,9 +15,7 @@ namespace {
 using test::ScratchDir;
 using test::sh_task;
 
-TaskResult result_of(std::uint64_t id, int attempt) {
-  return {.id = id, .status = TaskStatus::ok, .attempt = attempt};
-}
+TaskResult result_of(std::uint64_t id, int attempt) { return {.id = id, .status = TaskStatus::ok, .attempt = attempt}; }
 
 TEST(TaskLedger, TakesOneResultPerTaskAndOnlyAtItsAttempt) {
   TaskLedger ledger;
@@ -110,7 +108,10 @@ TEST(JobFolder, AJournalThatIsNotOneIsSaidAndTheJobsOwnIdDecides) {
 }
 
 Job job_with(std::string resources, std::string array = "") {
-  return {.name = "c-1-1", .resources = std::move(resources), .dir = "/jobs/c-1-1", .tasks = {1, 2, 3},
+  return {.name = "c-1-1",
+          .resources = std::move(resources),
+          .dir = "/jobs/c-1-1",
+          .tasks = {1, 2, 3},
           .array = std::move(array)};
 }
 
@@ -136,8 +137,9 @@ TEST(JobRequests, AStageArrayOnGpuNodesGivesTheDispatcherNoGpu) {
   EXPECT_EQ(r.output, "/jobs/c-1-1/slurm-%A_%a.out");
   ASSERT_EQ(r.commands.size(), 3u);
   EXPECT_EQ(r.commands[1], render_setup_line("module load cuda", 1));
-  EXPECT_EQ(r.commands[2], "srun --mpi=pmix --nodes=1 --ntasks=3 --overcommit --gpus-per-node=2 w "
-                           "manifest-${SLURM_ARRAY_TASK_ID}.json");
+  EXPECT_EQ(r.commands[2],
+            "srun --mpi=pmix --nodes=1 --ntasks=3 --overcommit --gpus-per-node=2 w "
+            "manifest-${SLURM_ARRAY_TASK_ID}.json");
 }
 
 TEST(JobRequests, MpirunStartsTheRanksFromAHostfile) {
@@ -154,8 +156,9 @@ TEST(JobRequests, SbatchVariablesThatWouldBreakTheJobsStopTheRun) {
     check_sbatch_environment("sbatch", Notice({}));
     ADD_FAILURE() << "SBATCH_JOB_NAME was accepted";
   } catch (const std::invalid_argument& e) {
-    EXPECT_TRUE(std::string(e.what()).starts_with("the environment's SBATCH_* variables: SBATCH_JOB_NAME: flotilla "
-                                                  "names its jobs"))
+    EXPECT_TRUE(
+        std::string(e.what()).starts_with("the environment's SBATCH_* variables: SBATCH_JOB_NAME: flotilla "
+                                          "names its jobs"))
         << e.what();
   }
   ::unsetenv("SBATCH_JOB_NAME");

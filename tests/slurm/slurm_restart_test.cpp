@@ -29,7 +29,8 @@ TEST_F(SlurmBackendTest, ANewJobIsRecordedInItsJournalAloneAndReattachedFromIt) 
   ASSERT_EQ(folders().size(), 1u);
   const auto dir = folders().front();
   EXPECT_EQ(journal(dir), (std::vector<std::string>{"submitted queued Slurm job 1000"}));
-  for (const auto* marker : {"slurm_job_id", "allocation"}) EXPECT_FALSE(std::filesystem::exists(dir / marker)) << marker;
+  for (const auto* marker : {"slurm_job_id", "allocation"})
+    EXPECT_FALSE(std::filesystem::exists(dir / marker)) << marker;
   EXPECT_EQ(first->detach(), 1u);
   first.reset();
 
@@ -131,7 +132,8 @@ TEST_F(SlurmBackendTest, AnAbandonedAllocationOfTheOldLayoutIsCancelledOnce) {
   EXPECT_EQ(slurm.cancelled(), (std::set<std::uint32_t>{id}));
   EXPECT_EQ(notice("slurm_allocation_abandoned"),
             "Slurm allocation 1000 (fake-1-1) was made but its launcher never started: cancelled it");
-  EXPECT_EQ(journal(dir), (std::vector<std::string>{"cancelled cancelled Slurm allocation 1000: its launcher never started"}));
+  EXPECT_EQ(journal(dir),
+            (std::vector<std::string>{"cancelled cancelled Slurm allocation 1000: its launcher never started"}));
   backend->submit({task});
   const auto results = collect_results(*backend, 1);
   ASSERT_EQ(results.size(), 1u);

@@ -33,28 +33,34 @@ Allocator::Outcome Allocator::try_allocate(Job& job, const JobRequest& request, 
 // launcher beside it cancels the allocation instead of waiting for it. False when the launcher
 // could not be started: the allocation is cancelled and the job goes as a batch job.
 bool Allocator::launch(Job& job, JobRequest request, std::uint32_t id) {
-  request.comments.push_back(fmt::format("allocated at once as Slurm job {} (resources.slurm_start = allocate): "
-                                         "`flotilla run-allocation` runs this script on the submitting host and "
-                                         "releases the allocation when it ends",
-                                         id));
+  request.comments.push_back(
+      fmt::format("allocated at once as Slurm job {} (resources.slurm_start = allocate): "
+                  "`flotilla run-allocation` runs this script on the submitting host and "
+                  "releases the allocation when it ends",
+                  id));
   m_journal.advance(job, JobEvent::launching, fmt::format("Slurm allocation {}", id));
   std::ofstream(job.dir / "job.sh") << render_job_script(request);
   const auto out = job.dir / fmt::format("slurm-{}.out", id);
   // Its own session, and it does not die with us: a Ctrl-C meant for flotilla does not reach
   // it halfway through starting the launcher. It exits once the launcher is named.
-  const auto started = run_subprocess({.argv = {m_flotilla.string(), "run-allocation", std::to_string(id), job.dir.string()},
-                                       .timeout = std::chrono::seconds(60),
-                                       .stdout_to = SubprocessSpec::Output::append, .stderr_to = SubprocessSpec::Output::to_stdout,
-                                       .stdout_file = out, .outlives_us = true});
+  const auto started =
+      run_subprocess({.argv = {m_flotilla.string(), "run-allocation", std::to_string(id), job.dir.string()},
+                      .timeout = std::chrono::seconds(60),
+                      .stdout_to = SubprocessSpec::Output::append,
+                      .stderr_to = SubprocessSpec::Output::to_stdout,
+                      .stdout_file = out,
+                      .outlives_us = true});
   if (!started.ok() || !std::filesystem::exists(job.dir / "launcher")) {
     m_client.cancel(id);  // nothing runs in it: give the nodes back
-    m_journal.advance(job, JobEvent::deferred,
-                      fmt::format("Slurm allocation {} cancelled: its launcher did not start; the job goes as a batch job", id));
+    m_journal.advance(
+        job, JobEvent::deferred,
+        fmt::format("Slurm allocation {} cancelled: its launcher did not start; the job goes as a batch job", id));
     m_notice("slurm_launcher_failed",
              fmt::format("could not start the launcher of Slurm allocation {} for job {} ({} run-allocation: {}); "
                          "cancelled it, and the job goes as a batch job",
                          id, job.name, m_flotilla.string(),
-                         started.started && !started.timed_out ? "see " + out.string() : started.describe(std::chrono::seconds(60))));
+                         started.started && !started.timed_out ? "see " + out.string()
+                                                               : started.describe(std::chrono::seconds(60))));
     return false;
   }
   // run-allocation has exited: its launcher is now our child if we are a subreaper
@@ -67,7 +73,8 @@ bool Allocator::launch(Job& job, JobRequest request, std::uint32_t id) {
   }
   job.slurm_id = id;
   job.allocated = true;
-  m_journal.advance(job, JobEvent::allocated, fmt::format("Slurm allocation {}, launcher {}", id, launcher_text(job.dir)));
+  m_journal.advance(job, JobEvent::allocated,
+                    fmt::format("Slurm allocation {}, launcher {}", id, launcher_text(job.dir)));
   return true;
 }
 

@@ -43,18 +43,18 @@ struct Job {
   std::uint32_t slurm_id = 0;          // 0 while written and not submitted
   JobPhase phase = JobPhase::written;  // changed only by JobJournal::advance, which journals it
   std::string name;
-  std::string resources;               // TaskSpec::resources of its tasks
+  std::string resources;  // TaskSpec::resources of its tasks
   std::filesystem::path dir;
   std::vector<std::uint64_t> tasks;
-  std::string after;                   // TaskSpec::after of its tasks
-  std::string array;                   // array indices ("0-2,5"); empty: a plain job
-  Clock::time_point next_try{};        // back-off after a submit-limit rejection
+  std::string after;             // TaskSpec::after of its tasks
+  std::string array;             // array indices ("0-2,5"); empty: a plain job
+  Clock::time_point next_try{};  // back-off after a submit-limit rejection
   int tries = 0;
   std::map<std::filesystem::path, results::JobFileReader> readers;  // results files being written
-  bool allocated = false;              // allocated at once, run by a launcher (DIR/launcher, DIR/launcher.lock)
+  bool allocated = false;  // allocated at once, run by a launcher (DIR/launcher, DIR/launcher.lock)
   Clock::time_point created = Clock::now();
-  bool waits_for_own = false;          // refused once while the campaign's own allocations were ending
-  std::string pending_reason;          // Slurm's reason at the last query that saw it pending
+  bool waits_for_own = false;  // refused once while the campaign's own allocations were ending
+  std::string pending_reason;  // Slurm's reason at the last query that saw it pending
 };
 
 double epoch_seconds();

@@ -2,11 +2,11 @@
 // results, and listing them for `flotilla status` and `flotilla cancel` (JobFolder.h).
 #include "JobFolder.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <fstream>
 #include <stdexcept>
-
-#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -30,18 +30,21 @@ NewFolder new_job_folder(const std::filesystem::path& workdir, const std::string
   auto base = workdir.lexically_normal();
   if (!base.has_filename()) base = base.parent_path();  // "jobs/" as "jobs"
   if (folder.dir.lexically_normal().parent_path() != base)
-    throw std::invalid_argument(fmt::format("job folder {} would lie outside {}", folder.dir.string(), workdir.string()));
+    throw std::invalid_argument(
+        fmt::format("job folder {} would lie outside {}", folder.dir.string(), workdir.string()));
   return folder;
 }
 
-void write_job_folder(const std::filesystem::path& dir, const std::string& name, const std::vector<const TaskSpec*>& tasks,
+void write_job_folder(const std::filesystem::path& dir, const std::string& name,
+                      const std::vector<const TaskSpec*>& tasks,
                       const std::map<std::uint32_t, std::vector<std::size_t>>& elements) {
   std::filesystem::create_directories(dir);
   Manifest all{.job = name, .output = dir / "results.h5"};
   for (const auto* spec : tasks) all.tasks.push_back(to_manifest_task(*spec));
   write_manifest(dir / "manifest.json", all);
   for (const auto& [index, positions] : elements) {
-    Manifest element{.job = name + "_" + std::to_string(index), .output = dir / ("results-" + std::to_string(index) + ".h5")};
+    Manifest element{.job = name + "_" + std::to_string(index),
+                     .output = dir / ("results-" + std::to_string(index) + ".h5")};
     for (auto i : positions) element.tasks.push_back(all.tasks[i]);
     write_manifest(dir / ("manifest-" + std::to_string(index) + ".json"), element);
   }
@@ -113,7 +116,8 @@ std::vector<JobDirectory> list_job_directories(const std::filesystem::path& jobs
     jobs.push_back(std::move(job));
   }
   std::sort(jobs.begin(), jobs.end(), [](const auto& a, const auto& b) {
-    return std::filesystem::last_write_time(a.dir / "manifest.json") < std::filesystem::last_write_time(b.dir / "manifest.json");
+    return std::filesystem::last_write_time(a.dir / "manifest.json") <
+           std::filesystem::last_write_time(b.dir / "manifest.json");
   });
   return jobs;
 }

@@ -28,7 +28,8 @@ NewFolder new_job_folder(const std::filesystem::path& workdir, const std::string
 
 // Writes the folder's manifests. `elements` maps an array index (as Slurm numbers it) to the
 // positions in `tasks` of that element's tasks; empty for a plain job.
-void write_job_folder(const std::filesystem::path& dir, const std::string& name, const std::vector<const TaskSpec*>& tasks,
+void write_job_folder(const std::filesystem::path& dir, const std::string& name,
+                      const std::vector<const TaskSpec*>& tasks,
                       const std::map<std::uint32_t, std::vector<std::size_t>>& elements);
 
 // Whether a folder entry is one of the job's results files (results.h5, results-E.h5).

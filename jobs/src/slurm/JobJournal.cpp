@@ -22,7 +22,8 @@ void JobJournal::append(const std::filesystem::path& dir, JobEvent event, JobPha
     append_job_event(dir, event, after, detail);
   } catch (const std::runtime_error& e) {
     if (!std::exchange(m_failed, true))
-      m_notice("slurm_journal_failed", fmt::format("{} (a restarted scheduler finds such a job by its name while Slurm lists it)", e.what()));
+      m_notice("slurm_journal_failed",
+               fmt::format("{} (a restarted scheduler finds such a job by its name while Slurm lists it)", e.what()));
   }
 }
 

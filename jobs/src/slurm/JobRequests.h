@@ -2,8 +2,8 @@
 // its tasks' resource set, and the SBATCH_* variables of the environment checked once at start.
 //
 // Invariants: the script's first line writes the job's id to DIR/slurm_job_id (so a job
-// submitted by hand is identifiable; flotilla's own are named in their journal); every job is --no-requeue (the backend re-runs unreported
-// tasks at once in a new job); on GPU nodes, rank 0 (the dispatcher) holds no GPU.
+// submitted by hand is identifiable; flotilla's own are named in their journal); every job is --no-requeue (the backend
+// re-runs unreported tasks at once in a new job); on GPU nodes, rank 0 (the dispatcher) holds no GPU.
 #pragma once
 
 #include <filesystem>

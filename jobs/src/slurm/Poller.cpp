@@ -83,7 +83,8 @@ void Poller::follow_job(Job& job, std::vector<JobStatus>& mine, const std::set<s
 
 // Retired allocated jobs (every task reported) until Slurm sees them end: their launcher
 // releases them, and if it died first they are cancelled here.
-void Poller::watch_released(std::map<std::uint32_t, std::vector<JobStatus>>& records, const std::set<std::uint32_t>& gone) {
+void Poller::watch_released(std::map<std::uint32_t, std::vector<JobStatus>>& records,
+                            const std::set<std::uint32_t>& gone) {
   for (auto it = m_watched.begin(); it != m_watched.end();) {
     const auto id = it->first;
     if (auto ended = ended_state(records[id])) {
@@ -153,7 +154,8 @@ void Poller::read_new_results(Job& job) {
     if (!is_results_file(entry.path())) continue;
     try {
       auto it = job.readers.find(entry.path());
-      if (it == job.readers.end()) it = job.readers.emplace(entry.path(), results::JobFileReader::open(entry.path())).first;
+      if (it == job.readers.end())
+        it = job.readers.emplace(entry.path(), results::JobFileReader::open(entry.path())).first;
       for (const auto& record : it->second.read_new()) m_ledger.take(from_job_record(record));
     } catch (const results::StoreError&) {
       job.readers.erase(entry.path());  // results are matched by id, so reading again never doubles

@@ -19,7 +19,8 @@ namespace flotilla::jobs::slurm {
 void Restart::scan_earlier_jobs() {
   std::map<std::filesystem::path, FolderRecord> folders;
   for (const auto& entry : std::filesystem::directory_iterator(m_settings.workdir))
-    if (std::filesystem::exists(entry.path() / "manifest.json")) folders[entry.path()] = read_folder_record(entry.path());
+    if (std::filesystem::exists(entry.path() / "manifest.json"))
+      folders[entry.path()] = read_folder_record(entry.path());
   const auto by_name = submitted_by_hand(folders);
   std::vector<std::uint32_t> ids;
   std::map<std::uint32_t, Job> jobs;
@@ -28,7 +29,10 @@ void Restart::scan_earlier_jobs() {
       m_notice("slurm_journal_unreadable",
                fmt::format("{}: the job is found by its slurm_job_id or its name instead", record.unreadable));
     if (record.slurm_id == 0 && record.launching != 0 && !launcher_started(dir, record)) continue;  // runs again
-    Job job{.slurm_id = record.slurm_id, .phase = record.phase, .name = dir.filename().string(), .dir = dir,
+    Job job{.slurm_id = record.slurm_id,
+            .phase = record.phase,
+            .name = dir.filename().string(),
+            .dir = dir,
             .allocated = record.allocated};
     if (job.slurm_id == 0) {
       auto found = by_name.find(job.name);
@@ -87,8 +91,8 @@ bool Restart::launcher_started(const std::filesystem::path& dir, FolderRecord& r
   if (is_final(record.phase)) return false;  // cancelled by an earlier restart
   if (std::filesystem::exists(dir / "launcher")) {
     Job job{.slurm_id = id, .phase = record.phase, .dir = dir};
-    m_journal.advance(job, JobEvent::allocated, fmt::format("Slurm allocation {}, launcher {}, found on restart", id,
-                                                            launcher_text(dir)));
+    m_journal.advance(job, JobEvent::allocated,
+                      fmt::format("Slurm allocation {}, launcher {}, found on restart", id, launcher_text(dir)));
     record = {.phase = job.phase, .slurm_id = id, .allocated = true};
     return true;
   }
@@ -104,9 +108,11 @@ bool Restart::launcher_started(const std::filesystem::path& dir, FolderRecord& r
 // Jobs submitted by hand from a folder whose job is not known yet (its script writes
 // slurm_job_id when the job starts), found by name: the folder's name is the job's name. One
 // query, and only when some folder names no job.
-std::map<std::string, std::uint32_t> Restart::submitted_by_hand(const std::map<std::filesystem::path, FolderRecord>& folders) {
+std::map<std::string, std::uint32_t> Restart::submitted_by_hand(
+    const std::map<std::filesystem::path, FolderRecord>& folders) {
   std::map<std::string, std::uint32_t> by_name;
-  if (std::none_of(folders.begin(), folders.end(), [](const auto& f) { return f.second.slurm_id == 0; })) return by_name;
+  if (std::none_of(folders.begin(), folders.end(), [](const auto& f) { return f.second.slurm_id == 0; }))
+    return by_name;
   for (const auto& job : m_client.user_jobs())
     if (!is_terminal(job.state) || !by_name.contains(job.name))
       by_name[job.name] = job.array_job_id != 0 ? job.array_job_id : job.id;
@@ -130,8 +136,12 @@ bool Restart::take_earlier_result(TaskSpec& spec) {
   auto& jobs = m_ledger.jobs();
   auto existing = std::find_if(jobs.begin(), jobs.end(), [&](const Job& j) { return j.slurm_id == earlier.slurm_id; });
   if (existing == jobs.end()) {
-    jobs.push_back(Job{.slurm_id = earlier.slurm_id, .phase = earlier.phase, .name = earlier.name,
-                       .resources = spec.resources, .dir = earlier.dir, .allocated = earlier.allocated});
+    jobs.push_back(Job{.slurm_id = earlier.slurm_id,
+                       .phase = earlier.phase,
+                       .name = earlier.name,
+                       .resources = spec.resources,
+                       .dir = earlier.dir,
+                       .allocated = earlier.allocated});
     existing = std::prev(jobs.end());
     m_journal.advance(*existing, JobEvent::reattached, "followed again by a restarted scheduler");
   }

@@ -39,13 +39,20 @@ SlurmResources checked(SlurmResources settings) {
 }  // namespace
 
 SlurmBackend::SlurmBackend(const BackendOptions& o, std::unique_ptr<SlurmClient> client)
-    : m_settings(checked(o.slurm)), m_notice(o.notice), m_client(std::move(client)), m_journal(m_notice),
+    : m_settings(checked(o.slurm)),
+      m_notice(o.notice),
+      m_client(std::move(client)),
+      m_journal(m_notice),
       m_poller(*m_client, m_ledger, m_journal, m_notice),
       m_allocator(*m_client, m_journal, m_notice, find_program(o.path_prepend, "flotilla")),
       m_restart(m_settings, *m_client, m_ledger, m_journal, m_notice),
       m_submitter(m_settings,
-                  {.client = *m_client, .ledger = m_ledger, .journal = m_journal, .allocator = m_allocator,
-                   .poller = m_poller, .unsubmitted = m_restart.unsubmitted()},
+                  {.client = *m_client,
+                   .ledger = m_ledger,
+                   .journal = m_journal,
+                   .allocator = m_allocator,
+                   .poller = m_poller,
+                   .unsubmitted = m_restart.unsubmitted()},
                   m_notice, find_program(o.path_prepend, "flotilla-worker")) {
   check_sbatch_environment(m_client->name(), m_notice);
   m_restart.scan_earlier_jobs();
@@ -58,7 +65,8 @@ std::size_t SlurmBackend::detach() {
   for (auto& job : m_ledger.jobs())
     if (job.phase != JobPhase::written && !is_final(job.phase)) {
       ++left;
-      m_journal.advance(job, JobEvent::detached, "the scheduler left it running; a restarted `flotilla run` re-attaches");
+      m_journal.advance(job, JobEvent::detached,
+                        "the scheduler left it running; a restarted `flotilla run` re-attaches");
     }
   m_submitter.clear();
   m_ledger.clear();

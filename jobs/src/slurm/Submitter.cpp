@@ -48,7 +48,8 @@ void Submitter::make_jobs() {
     for (const auto& [element, tasks] : by_element) elements.push_back(element);
     for (const auto& piece : plan_array_pieces(elements, max_array_size())) {
       std::vector<std::uint64_t> piece_ids;
-      for (auto element : piece.elements) piece_ids.insert(piece_ids.end(), by_element[element].begin(), by_element[element].end());
+      for (auto element : piece.elements)
+        piece_ids.insert(piece_ids.end(), by_element[element].begin(), by_element[element].end());
       add_job(resources, piece_ids, &piece);
     }
   }
@@ -58,7 +59,11 @@ void Submitter::make_jobs() {
 void Submitter::add_job(const std::string& resources, const std::vector<std::uint64_t>& ids, const ArrayPiece* piece) {
   const auto& ledger = m_parts.ledger;
   auto folder = new_job_folder(m_settings.workdir, m_settings.job_prefix, m_counter);
-  Job job{.name = folder.name, .resources = resources, .dir = folder.dir, .tasks = ids, .after = ledger.spec(ids.front()).after};
+  Job job{.name = folder.name,
+          .resources = resources,
+          .dir = folder.dir,
+          .tasks = ids,
+          .after = ledger.spec(ids.front()).after};
   std::vector<const TaskSpec*> specs;
   std::map<std::uint32_t, std::vector<std::size_t>> elements;
   for (std::size_t i = 0; i < ids.size(); ++i) {
@@ -67,7 +72,7 @@ void Submitter::add_job(const std::string& resources, const std::vector<std::uin
   }
   if (piece) job.array = piece->spec;
   write_job_folder(job.dir, job.name, specs, elements);
-  if (m_settings.hold) try_submit(job, "");  // throws JobHeld
+  if (m_settings.hold) try_submit(job, "");         // throws JobHeld
   m_parts.ledger.jobs().push_back(std::move(job));  // submitted by submit_waiting()
 }
 
@@ -135,9 +140,12 @@ void Submitter::try_submit(Job& job, const std::string& dependency) {
   }
   if (m_settings.start == "allocate") {
     switch (m_parts.allocator.try_allocate(job, request, m_parts.poller.watching_released())) {
-      case Allocator::Outcome::allocated: return;
-      case Allocator::Outcome::wait: return defer_for_own(job);
-      case Allocator::Outcome::batch: break;
+      case Allocator::Outcome::allocated:
+        return;
+      case Allocator::Outcome::wait:
+        return defer_for_own(job);
+      case Allocator::Outcome::batch:
+        break;
     }
   }
   auto outcome = m_parts.client.submit(request);
@@ -159,8 +167,8 @@ void Submitter::try_submit(Job& job, const std::string& dependency) {
   }
   // Anything else (no such partition, Slurm unreachable) is a setup error, not a trial result:
   // recording it would burn the campaign's budget on failures that say nothing about candidates.
-  throw std::runtime_error(fmt::format("Slurm refused job {} ({}): {}", job.name,
-                                       (job.dir / "manifest.json").string(), rejected.message));
+  throw std::runtime_error(
+      fmt::format("Slurm refused job {} ({}): {}", job.name, (job.dir / "manifest.json").string(), rejected.message));
 }
 
 void Submitter::defer_for_own(Job& job) {

@@ -26,8 +26,13 @@ void TaskLedger::finish(const Job& job, const std::string& reason, TaskStatus st
   for (auto id : job.tasks) {
     auto it = m_pending.find(id);
     if (it == m_pending.end()) continue;
-    TaskResult lost{.id = id, .status = status, .start = epoch_seconds(), .end = epoch_seconds(), .exit_code = 0,
-                    .reason = reason, .attempt = it->second.attempt};
+    TaskResult lost{.id = id,
+                    .status = status,
+                    .start = epoch_seconds(),
+                    .end = epoch_seconds(),
+                    .exit_code = 0,
+                    .reason = reason,
+                    .attempt = it->second.attempt};
     m_ready.push_back(std::move(lost));
     m_pending.erase(it);
   }
