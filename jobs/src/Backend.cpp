@@ -8,7 +8,7 @@
 
 #include "LocalBackend.h"
 #include "MpiBackend.h"
-#include "SlurmBackend.h"
+#include "slurm/SlurmBackend.h"
 
 namespace flotilla::jobs {
 namespace {

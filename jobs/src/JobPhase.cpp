@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cstring>
 #include <fstream>
@@ -24,9 +25,10 @@ constexpr std::array<std::pair<JobPhase, std::string_view>, 7> kPhases{{{JobPhas
                                                                         {JobPhase::retired, "retired"},
                                                                         {JobPhase::ended, "ended"},
                                                                         {JobPhase::cancelled, "cancelled"}}};
-constexpr std::array<std::pair<JobEvent, std::string_view>, 11> kEvents{{{JobEvent::submitted, "submitted"},
+constexpr std::array<std::pair<JobEvent, std::string_view>, 12> kEvents{{{JobEvent::submitted, "submitted"},
                                                                          {JobEvent::allocated, "allocated"},
                                                                          {JobEvent::deferred, "deferred"},
+                                                                         {JobEvent::launching, "launching"},
                                                                          {JobEvent::seen_pending, "seen_pending"},
                                                                          {JobEvent::seen_running, "seen_running"},
                                                                          {JobEvent::seen_ended, "seen_ended"},
@@ -51,7 +53,7 @@ std::optional<JobPhase> transition(JobPhase phase, JobEvent event) {
     case P::written:
       if (event == E::submitted) return P::queued;
       if (event == E::allocated) return P::running;
-      if (event == E::deferred) return P::written;
+      if (event == E::deferred || event == E::launching) return P::written;
       return std::nullopt;
     case P::queued:
       if (event == E::seen_pending || event == E::reattached) return P::queued;
@@ -83,6 +85,20 @@ std::optional<JobPhase> transition(JobPhase phase, JobEvent event) {
   }
 }
 
+// What a line says of the job's Slurm id: submitted and allocated name the job that holds the
+// tasks; launching names an allocation that is settled by the next of those, or by deferred
+// (its launcher did not start and it was cancelled).
+void read_job_id(JournalReplay& replay, JobEvent event, std::string_view detail) {
+  const auto id = slurm_id_of_detail(detail);
+  if (event == JobEvent::launching && id) replay.launching = *id;
+  if (event == JobEvent::deferred) replay.launching = 0;
+  if ((event == JobEvent::submitted || event == JobEvent::allocated) && id) {
+    replay.slurm_id = *id;
+    replay.allocated = event == JobEvent::allocated;
+    replay.launching = 0;
+  }
+}
+
 std::string_view trim_line(std::string_view line) {
   while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
   return line;
@@ -111,6 +127,18 @@ std::optional<JobPhase> job_phase_from_string(std::string_view name) {
 std::optional<JobEvent> job_event_from_string(std::string_view name) {
   for (const auto& [e, text] : kEvents)
     if (text == name) return e;
+  return std::nullopt;
+}
+
+std::optional<std::uint32_t> slurm_id_of_detail(std::string_view detail) {
+  for (std::string_view prefix : {"Slurm job ", "Slurm allocation "}) {
+    if (!detail.starts_with(prefix)) continue;
+    detail.remove_prefix(prefix.size());
+    std::uint32_t id = 0;
+    const auto [end, error] = std::from_chars(detail.data(), detail.data() + detail.size(), id);
+    const bool whole = end == detail.data() + detail.size() || *end == ',' || *end == ' ';
+    if (error == std::errc() && end != detail.data() && whole && id != 0) return id;
+  }
   return std::nullopt;
 }
 
@@ -172,6 +200,9 @@ JournalReplay replay_job_journal(std::string_view text, std::string_view source)
                                               to_string(replay.phase), to_string(after), phase_name));
     replay.phase = after;
     ++replay.events;
+    std::string detail;
+    std::getline(fields >> std::ws, detail);
+    read_job_id(replay, *event, detail);
   }
   return replay;
 }

@@ -59,13 +59,17 @@ std::string state_of(const CampaignJobs& c, const jobs::JobDirectory& job) {
   return it->second.reason.empty() ? text : text + " (" + it->second.reason + ")";
 }
 
-// Appends `cancelled` to a job's journal unless it is already final or not a journal.
-void journal_cancelled(const std::filesystem::path& dir) {
+// Appends `cancelled` to a job's journal unless it is already final or not a journal. A folder
+// without one (submitted by hand, or by an older flotilla) gets its submission first, naming the
+// job as every journal does (JobPhase.h).
+void journal_cancelled(const std::filesystem::path& dir, std::uint32_t id) {
   try {
     auto replay = jobs::read_job_journal(dir);
     const auto phase = replay ? replay->phase : jobs::JobPhase::queued;
     if (jobs::is_final(phase)) return;
-    if (!replay) jobs::append_job_event(dir, jobs::JobEvent::submitted, jobs::JobPhase::queued, "found by flotilla cancel");
+    if (!replay)
+      jobs::append_job_event(dir, jobs::JobEvent::submitted, jobs::JobPhase::queued,
+                             fmt::format("Slurm job {}, found by flotilla cancel", id));
     jobs::append_job_event(dir, jobs::JobEvent::cancelled, jobs::next(phase, jobs::JobEvent::cancelled),
                            "cancelled by `flotilla cancel`");
   } catch (const std::exception& e) {
@@ -122,7 +126,7 @@ int cancel_command(const std::vector<std::string>& args) {
     if (!client) client = jobs::make_slurm_client(c.settings.slurm.client);
     client->cancel(id);
     std::cout << fmt::format("cancelled Slurm job {} ({})\n", id, jobs::to_string(status.state));
-    if (auto dir = dirs.find(id); !live && dir != dirs.end()) journal_cancelled(dir->second);
+    if (auto dir = dirs.find(id); !live && dir != dirs.end()) journal_cancelled(dir->second, id);
     ++cancelled;
   }
   std::cout << fmt::format("{} job(s) cancelled; recorded results are kept, and `flotilla run` resumes the rest\n",

@@ -14,8 +14,8 @@ import os
 import sys
 
 PHASES = {"written", "queued", "running", "orphaned", "retired", "ended", "cancelled"}
-EVENTS = {"submitted", "allocated", "deferred", "seen_pending", "seen_running", "seen_ended", "all_reported",
-          "launcher_lost", "cancelled", "detached", "reattached"}
+EVENTS = {"submitted", "allocated", "deferred", "launching", "seen_pending", "seen_running", "seen_ended",
+          "all_reported", "launcher_lost", "cancelled", "detached", "reattached"}
 
 seen = collections.Counter()
 problems = []
@@ -24,9 +24,11 @@ for manifest in glob.glob(sys.argv[1] + "/*/manifest.json"):
     for task in json.load(open(manifest))["tasks"]:
         seen[(task["id"], task.get("attempt", 0))] += 1
     folder = os.path.dirname(manifest)
-    if not os.path.exists(os.path.join(folder, "slurm_job_id")):
-        continue  # written by `flotilla sbatch`, never submitted
     path = os.path.join(folder, "events")
+    # Submitted: its journal says so (flotilla's own jobs), or its script wrote its id (by hand).
+    journalled = os.path.exists(path) and any(line.split()[1:2] in (["submitted"], ["allocated"]) for line in open(path))
+    if not journalled and not os.path.exists(os.path.join(folder, "slurm_job_id")):
+        continue  # written by `flotilla sbatch`, never submitted
     if not os.path.exists(path):
         problems.append(f"{path}: a submitted job without a journal")
         continue

@@ -37,11 +37,19 @@ h5="$work/campaign.h5"
 jobs="$h5.jobs"
 name=$(sed -n 's/^name *= *//p' "$config")
 down_node="" own_cluster="" pid=""
+# The Slurm job of a job folder: its journal names it (the last submitted or allocated line), or
+# the slurm_job_id its script wrote when it started (a job submitted by hand).
+job_id() {
+  local id=""
+  [ -f "$1/events" ] && id=$(sed -n 's/^[0-9.]* \(submitted\|allocated\) [a-z]* Slurm \(job\|allocation\) \([0-9]*\).*/\3/p' "$1/events" | tail -1)
+  [ -n "$id" ] || id=$(cat "$1/slurm_job_id" 2>/dev/null || true)
+  echo "$id"
+}
 cleanup() {
   # A check that failed while the campaign ran in the background must not leave it running, nor
   # its jobs holding nodes: the next test on the shared cluster would find them busy.
   if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
-  for f in "$jobs"/*/slurm_job_id; do [ -f "$f" ] && scancel "$(cat "$f")" >/dev/null 2>&1 || true; done
+  for dir in "$jobs"/*/; do id=$(job_id "$dir"); [ -n "$id" ] && scancel "$id" >/dev/null 2>&1 || true; done
   [ -z "$down_node" ] || scontrol update nodename="$down_node" state=resume >/dev/null 2>&1 || true
   [ -z "$own_cluster" ] || { "$here/../../scripts/slurm/slurm-local.sh" stop "$own_cluster" >/dev/null 2>&1 || true
                               cp -r "$own_cluster/log" "$work/cluster-log" 2>/dev/null || true  # kept for a failure's reader
@@ -152,7 +160,7 @@ case "$mode" in
     # Every job that ran a re-run task (attempt >= 1) ran on another node.
     for manifest in "$jobs"/*/manifest.json; do
       grep -q '"attempt":[1-9]' "$manifest" || continue
-      rerun=$(cat "$(dirname "$manifest")/slurm_job_id")
+      rerun=$(job_id "$(dirname "$manifest")")
       where=$(squeue -h -t all -j "$rerun" -o "%N" | sort -u | tr '\n' ' ')
       echo "job $rerun re-ran tasks on: $where"
       case " $where " in *" $node "*) echo "re-run job $rerun ran on $node, which was down"; exit 1 ;; esac
@@ -290,7 +298,7 @@ PY
     fi
     run_in_background
     if [ "$mode" = fallback ]; then
-      for _ in $(seq 1 300); do ls "$jobs"/*/slurm_job_id >/dev/null 2>&1 && break; sleep 0.1; done
+      for _ in $(seq 1 300); do grep -qs " submitted " "$jobs"/*/events && break; sleep 0.1; done
       scancel "$blocker"
     fi
     wait_campaign

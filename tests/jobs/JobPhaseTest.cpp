@@ -17,9 +17,9 @@ using P = JobPhase;
 using E = JobEvent;
 
 constexpr P kAllPhases[] = {P::written, P::queued, P::running, P::orphaned, P::retired, P::ended, P::cancelled};
-constexpr E kAllEvents[] = {E::submitted,    E::allocated,     E::deferred,  E::seen_pending,
-                            E::seen_running, E::seen_ended,    E::all_reported, E::launcher_lost,
-                            E::cancelled,    E::detached,      E::reattached};
+constexpr E kAllEvents[] = {E::submitted,    E::allocated,  E::deferred,     E::launching,
+                            E::seen_pending, E::seen_running, E::seen_ended,   E::all_reported,
+                            E::launcher_lost, E::cancelled,   E::detached,     E::reattached};
 
 // The whole table, written out independently of the implementation: every pair not listed
 // must be refused.
@@ -28,6 +28,7 @@ const std::map<std::pair<P, E>, P>& legal() {
       {{P::written, E::submitted}, P::queued},
       {{P::written, E::allocated}, P::running},
       {{P::written, E::deferred}, P::written},
+      {{P::written, E::launching}, P::written},
       {{P::written, E::cancelled}, P::cancelled},
       {{P::written, E::detached}, P::written},
       {{P::queued, E::seen_pending}, P::queued},
@@ -83,7 +84,7 @@ TEST(JobPhase, EveryTransitionLegalOrRefused) {
       }
     }
   EXPECT_EQ(legal_seen, static_cast<int>(legal().size()));
-  EXPECT_EQ(legal_seen + refused, 7 * 11);
+  EXPECT_EQ(legal_seen + refused, 7 * 12);
 }
 
 TEST(JobPhase, IllegalTransitionsSayWhat) {
@@ -143,6 +144,47 @@ TEST_F(JobJournal, AppendThenReplay) {
   std::getline(in, line);
   std::getline(in, line);
   EXPECT_TRUE(line.ends_with(" submitted queued Slurm job 17 second line")) << line;
+}
+
+// The journal is the record of which Slurm job holds a folder's tasks: replay reads the id back
+// from the details, the last submission or allocation winning, and a `launching` allocation
+// stays pending until one of them (or a deferral: its launcher did not start) settles it.
+TEST_F(JobJournal, ReplayNamesTheSlurmJob) {
+  auto replay = replay_job_journal("1 deferred written MaxSubmitJobs\n2 submitted queued Slurm job 812\n", "e");
+  EXPECT_EQ(replay.slurm_id, 812u);
+  EXPECT_FALSE(replay.allocated);
+  EXPECT_EQ(replay.launching, 0u);
+
+  replay = replay_job_journal("1 launching written Slurm allocation 90\n", "e");
+  EXPECT_EQ(replay.slurm_id, 0u);
+  EXPECT_EQ(replay.launching, 90u);
+  replay = replay_job_journal("1 launching written Slurm allocation 90\n"
+                              "2 allocated running Slurm allocation 90, launcher pid 7 on n1\n",
+                              "e");
+  EXPECT_EQ(replay.slurm_id, 90u);
+  EXPECT_TRUE(replay.allocated);
+  EXPECT_EQ(replay.launching, 0u);
+  replay = replay_job_journal("1 launching written Slurm allocation 90\n"
+                              "2 deferred written Slurm allocation 90 cancelled: its launcher did not start\n"
+                              "3 submitted queued Slurm job 91\n",
+                              "e");
+  EXPECT_EQ(replay.slurm_id, 91u);
+  EXPECT_FALSE(replay.allocated);
+  EXPECT_EQ(replay.launching, 0u);
+  // An older flotilla's `flotilla cancel` journalled a submission without the id.
+  replay = replay_job_journal("1 submitted queued found by flotilla cancel\n2 cancelled cancelled\n", "e");
+  EXPECT_EQ(replay.slurm_id, 0u);
+}
+
+TEST(JobJournalDetail, StartsWithTheJobsId) {
+  EXPECT_EQ(slurm_id_of_detail("Slurm job 812"), 812u);
+  EXPECT_EQ(slurm_id_of_detail("Slurm job 812, found on restart"), 812u);
+  EXPECT_EQ(slurm_id_of_detail("Slurm allocation 9 cancelled: its launcher did not start"), 9u);
+  EXPECT_EQ(slurm_id_of_detail("Slurm job 81x"), std::nullopt);
+  EXPECT_EQ(slurm_id_of_detail("Slurm job 0"), std::nullopt);
+  EXPECT_EQ(slurm_id_of_detail("Slurm job "), std::nullopt);
+  EXPECT_EQ(slurm_id_of_detail("Slurm job 99999999999"), std::nullopt);
+  EXPECT_EQ(slurm_id_of_detail("found by flotilla cancel"), std::nullopt);
 }
 
 TEST_F(JobJournal, ATornLastLineIsIgnored) {

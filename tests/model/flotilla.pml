@@ -5,8 +5,8 @@
  *
  * Three processes:
  *   Scheduler  one `flotilla run` after another: the campaign loop (scheduler/src/Campaign.cpp,
- *              CampaignRunner) with its Slurm backend in-process (jobs/src/SlurmBackend.cpp and
- *              its parts SlurmRestart.cpp, SlurmPoll.cpp, SlurmSubmit.cpp).
+ *              CampaignRunner) with its Slurm backend in-process (jobs/src/slurm/: SlurmBackend
+ *              and its parts Restart, Poller, Submitter, TaskLedger).
  *              A SIGKILL may fall between any two of its steps; it is then run again;
  *   Slurm      slurmctld and the jobs' flotilla-worker ranks: starts jobs, rank 0 appends
  *              results to the job's results.h5, jobs end COMPLETED, FAILED (a rank died),
@@ -79,7 +79,7 @@
 mtype = { NONE, PENDING, RUNNING, COMPLETED, FAILED, CANCELLED, TIMEOUT, NODE_FAIL, PREEMPTED, GONE };
 
 #define LIVE(j) (jst[j] == PENDING || jst[j] == RUNNING)
-/* is_terminal() in jobs/src/SlurmScript.cpp */
+/* is_terminal() in jobs/src/slurm/SlurmScript.cpp */
 #ifdef MUTANT_WAIT_ON_ENDED
 #define TERMINAL(s) ((s) == COMPLETED || (s) == FAILED || (s) == CANCELLED || (s) == TIMEOUT || (s) == NODE_FAIL || \
                      (s) == GONE)
@@ -104,9 +104,9 @@ byte orph;               /* /metrics rows past the last /trials row (Store.cpp l
 byte decided[NC];        /* /events verified (1) or rolled_back (2) of candidate c */
 bool stopreq;            /* RESULTS.stop, the stop request `flotilla cancel` leaves (stop_request_path) */
 
-/* jobs_dir (SlurmBackend.cpp add_job, try_submit; SlurmJobFolder.cpp) and Slurm itself */
+/* jobs_dir (Submitter add_job, try_submit; JobFolder.cpp) and Slurm itself */
 bool jdir[NJ];           /* the job's folder with manifest.json */
-bool jidf[NJ];           /* its slurm_job_id file */
+bool jidf[NJ];           /* its job id on disk: the journal's submitted line (or slurm_job_id) */
 byte jcfg[NJ];           /* the configuration its manifest's commands were rendered from */
 byte jtask[NJ * NT];     /* manifest.json: attempt + 1 of task t in job j, 0 if not in it */
 byte jres[NJ * NT];      /* results.h5: 0 no row, 1 ok, 2 failed (appended by rank 0) */
@@ -114,10 +114,10 @@ mtype jst[NJ] = NONE;    /* the job as slurmctld reports it */
 bool zomb[NJ];           /* Slurm marked it ended, its ranks are still being killed (KillWait) */
 
 /* ---------------------------------------------------------------- volatile state --------- */
-/* The scheduler's memory, lost with it (CampaignRunner and SlurmBackend members). */
+/* The scheduler's memory, lost with it (CampaignRunner and the Slurm backend's parts). */
 byte memcfg;             /* m_candidates' configuration */
 bool memdec[NC];         /* m_decided */
-byte pend[NT];           /* SlurmBackend m_pending: attempt + 1 of task t, 0 if not pending */
+byte pend[NT];           /* TaskLedger's pending: attempt + 1 of task t, 0 if not pending */
 byte pjob[NT];           /* where it waits: 0 m_unsent, j + 1 the m_jobs entry of job j */
 bool owned[NJ];          /* m_jobs holds job j */
 bool known[NJ];          /* m_earlier_jobs: job j of an earlier run, still active at the scan */
@@ -158,7 +158,7 @@ bool done;               /* campaign_finished: the campaign loop returned its st
 
 /* ---------------------------------------------------------------- the backend ------------ */
 
-/* SlurmBackend::take(): a worker's result, returned once, if its task waits for one at the
+/* TaskLedger::take(): a worker's result, returned once, if its task waits for one at the
  * result's attempt. Called for every row a results.h5 read returns, again and again: the
  * streaming reads (read_new_results, read_running), finish() reading every file once more, a
  * reader reopened after an error ("results are matched by id, so reading again never doubles"). */
@@ -179,7 +179,7 @@ inline read_results(J) {
   t = 0
 }
 
-/* SlurmBackend::finish(): the job's recorded results, then each of its other followed tasks as
+/* TaskLedger::finish(): the job's recorded results, then each of its other followed tasks as
  * `ST` (lost when the job ended, cancelled by cancel_all); the job leaves m_jobs. */
 inline finish(J, ST) {
 #ifndef MUTANT_REQUEUE_BEFORE_RESULT_CHECK
@@ -203,7 +203,7 @@ inline finish(J, ST) {
   if :: jst[J] != NONE && !LIVE(J) -> jst[J] = GONE :: else -> skip fi
 }
 
-/* SlurmBackend::submit() -> take_earlier_result(): the attempt is raised to m_next_attempt; a
+/* SlurmBackend::submit() -> Restart::take_earlier_result(): the attempt is raised to m_next_attempt; a
  * result an ended earlier job recorded for that attempt is taken as it is; a task an active
  * earlier job holds is followed in that job (the job becomes an m_jobs entry); anything else
  * waits in m_unsent for the next job. Leaves c at 0. */
@@ -258,7 +258,7 @@ inline make_jobs() {
 }
 
 /* collect() -> submit_waiting() -> try_submit(): sbatch takes the job (Slurm knows it, the
- * Job's slurm_id is set); slurm_job_id is written beside the manifest in the next step. */
+ * Job's slurm_id is set); the journal's submitted line names it in the next step. */
 inline sbatch(J) {
   /* P6: no (task, attempt) runs in two jobs at once: a job is submitted with (t, a) only while
    * no other job that holds (t, a) is active or still has ranks (KillWait). Two runs of one
@@ -297,7 +297,7 @@ inline poll() {
   j = 0; n = 0; t = 0
 }
 
-/* SlurmBackend::cancel_all(): m_unsent's tasks, then each m_jobs entry: scancel (if submitted),
+/* SlurmBackend::cancel_all(): the unsent tasks, then each job followed: scancel (if submitted),
  * finish() with the rest cancelled */
 inline cancel_all() {
   for (t : 0 .. NT - 1) {
@@ -446,12 +446,12 @@ inline wipe() {
 
 /* The start of a run: the SlurmBackend constructor and CampaignRunner::run() up to the batch. */
 inline start_run() {
-  /* SlurmBackend(): scan_earlier_jobs(), one query for every folder's job */
+  /* SlurmBackend(): Restart::scan_earlier_jobs(), one query for every folder's job */
 #ifndef MUTANT_NO_REATTACH
   for (j : 0 .. NJ - 1) {
     if
     :: jdir[j] ->
-       /* no slurm_job_id: submitted_by_hand() finds a job Slurm lists by its name */
+       /* no job id in the folder: submitted_by_hand() finds a job Slurm lists by its name */
        if :: !jidf[j] && jst[j] != NONE -> jidf[j] = true :: else -> skip fi;
        if
 #ifdef MUTANT_STALE_JOB_ID
@@ -529,7 +529,7 @@ active proctype Scheduler() {
        do
        :: d_step { IDLE && !collected } -> break
        /* collect(): make_jobs() wrote a folder; submit_waiting(): Slurm takes the job, then
-        * slurm_job_id is written (a SIGKILL may fall in between); then poll() */
+        * its journal names it (a SIGKILL may fall in between); then poll() */
        :: d_step { !IDLE && !collected && !STOPPING && UNSENT; check_owners(); make_jobs() }
           d_step { sbatch(j) }
           d_step { jidf[j] = true; j = 0 }
@@ -681,7 +681,7 @@ end:
 /* ---------------------------------------------------------------- crashes and interrupts - */
 
 /* `flotilla cancel` (scheduler/src/SlurmCommands.cpp cancel_command): the stop request, then a
- * scancel of every active job that has a slurm_job_id */
+ * scancel of every active job its folder names */
 inline scancel_all() {
   for (j : 0 .. NJ - 1) {
     if

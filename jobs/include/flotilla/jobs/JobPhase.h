@@ -7,14 +7,19 @@
 //
 //   written ──submitted──▶ queued ──seen_running──▶ running ──all_reported──▶ retired
 //      │  ▲                  │                         │                         │
-//      │  └─deferred         └────────seen_ended───────┼──────▶ ended ◀──────────┘
-//      └──allocated (an allocation made at once) ──────┘          ▲
+//      │  └─deferred,        └────────seen_ended───────┼──────▶ ended ◀──────────┘
+//      │    launching                                  │          ▲
+//      └──allocated (an allocation made at once) ──────┘          │
 //   running ──launcher_lost──▶ orphaned (flotilla cancelled it) ──┘ seen_ended
 //   any phase but ended ──cancelled──▶ cancelled;   detached / reattached: the owner left / came back
 //   (a restarted scheduler re-attaches to queued, running, orphaned and retired jobs alike)
 //
 // ended and cancelled are final: nothing of the job runs any more, and every task it did not
 // report is given back to the campaign (lost, or cancelled). docs/architecture.md has the table.
+//
+// The journal is the record of which Slurm job holds the folder's tasks: the detail of
+// `submitted` starts with "Slurm job ID", that of `launching` and `allocated` with "Slurm
+// allocation ID", and replay reads the id back (JournalReplay::slurm_id).
 #pragma once
 
 #include <cstdint>
@@ -39,7 +44,8 @@ enum class JobPhase {
 enum class JobEvent {
   submitted,      // sbatch / the API accepted it
   allocated,      // an allocation made at once, its launcher started
-  deferred,       // refused for now (a submit limit): tried again later
+  deferred,       // refused for now (a submit limit), or its allocation's launcher did not start: tried again later
+  launching,      // an allocation made at once; its launcher is being started (nothing runs in it yet)
   seen_pending,   // a query saw it pending
   seen_running,   // a query saw an element running
   seen_ended,     // a query saw every element end, or the job gone from the queue
@@ -74,8 +80,15 @@ void append_job_event(const std::filesystem::path& job_dir, JobEvent event, JobP
 struct JournalReplay {
   JobPhase phase = JobPhase::written;
   std::size_t events = 0;
-  bool torn_tail = false;  // a last line without its newline (the writer was killed): ignored
+  bool torn_tail = false;        // a last line without its newline (the writer was killed): ignored
+  std::uint32_t slurm_id = 0;    // the job of the last `submitted` or `allocated`; 0: none named
+  bool allocated = false;        // that was an allocation made at once, run by a launcher
+  std::uint32_t launching = 0;   // an allocation `launching` named and nothing since settled (its
+                                 // launcher may never have started); 0: none
 };
+// The Slurm job id a journal line's detail starts with ("Slurm job 812, found on restart",
+// "Slurm allocation 813, launcher pid 9 on n1"); nullopt when it names none.
+std::optional<std::uint32_t> slurm_id_of_detail(std::string_view detail);
 // Replays a journal's text from `written`. Throws std::invalid_argument naming the source and
 // line for a line that is not an event, or an event next() refuses.
 JournalReplay replay_job_journal(std::string_view text, std::string_view source);

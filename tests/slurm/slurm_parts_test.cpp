@@ -1,0 +1,169 @@
+// The Slurm backend's parts that need no Slurm: the task ledger (every task back exactly once),
+// job folders and what they say of their job, and job requests (jobs/src/slurm).
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "BackendTestUtil.h"
+#include "slurm/JobFolder.h"
+#include "slurm/JobRequests.h"
+#include "slurm/TaskLedger.h"
+
+namespace flotilla::jobs::slurm {
+namespace {
+
+using test::ScratchDir;
+using test::sh_task;
+
+TaskResult result_of(std::uint64_t id, int attempt) { return {.id = id, .status = TaskStatus::ok, .attempt = attempt}; }
+
+TEST(TaskLedger, TakesOneResultPerTaskAndOnlyAtItsAttempt) {
+  TaskLedger ledger;
+  auto spec = sh_task(1, "true");
+  spec.attempt = 1;
+  ledger.add(spec);
+  ledger.take(result_of(1, 0));  // a late result of the attempt before
+  ledger.take(result_of(9, 0));  // not a task of ours
+  EXPECT_FALSE(ledger.has_ready());
+  ledger.take(result_of(1, 1));
+  ledger.take(result_of(1, 1));  // read again from the file: not a second result
+  const auto ready = ledger.drain();
+  ASSERT_EQ(ready.size(), 1u);
+  EXPECT_EQ(ready[0].attempt, 1);
+  EXPECT_FALSE(ledger.is_pending(1));
+}
+
+TEST(TaskLedger, FinishGivesBackEveryUnreportedTaskOfTheJob) {
+  TaskLedger ledger;
+  for (std::uint64_t id : {1, 2, 3}) ledger.add(sh_task(id, "true"));
+  ledger.take(result_of(2, 0));
+  ledger.finish(Job{.tasks = {1, 2}}, "Slurm job 7 (j) ended NODE_FAIL before this task reported", TaskStatus::lost);
+  const auto ready = ledger.drain();
+  ASSERT_EQ(ready.size(), 2u);
+  EXPECT_EQ(ready[0].id, 2u);
+  EXPECT_EQ(ready[0].status, TaskStatus::ok);
+  EXPECT_EQ(ready[1].id, 1u);
+  EXPECT_EQ(ready[1].status, TaskStatus::lost);
+  EXPECT_EQ(ready[1].reason, "Slurm job 7 (j) ended NODE_FAIL before this task reported");
+  EXPECT_TRUE(ledger.is_pending(3));
+  EXPECT_TRUE(ledger.reported(Job{.tasks = {1, 2}}));
+  EXPECT_FALSE(ledger.reported(Job{.tasks = {2, 3}}));
+}
+
+TEST(JobFolder, ANewJobGetsAFolderNoJobUsed) {
+  ScratchDir jobs;
+  int counter = 0;
+  const auto first = new_job_folder(jobs.path(), "c", counter);
+  EXPECT_EQ(first.dir, jobs.path() / first.name);
+  EXPECT_TRUE(first.name.starts_with("c-"));
+  std::filesystem::create_directories(first.dir);
+  counter = 0;  // a restarted scheduler with the same pid
+  EXPECT_NE(new_job_folder(jobs.path(), "c", counter).dir, first.dir);
+  try {
+    new_job_folder(jobs.path(), "../x", counter);
+    FAIL() << "a folder outside jobs_dir";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_TRUE(std::string(e.what()).ends_with("would lie outside " + jobs.path().string())) << e.what();
+  }
+}
+
+// The journal names the job; the slurm_job_id a job's script writes, and an older flotilla's
+// markers, fill in only where the journal names none.
+TEST(JobFolder, TheRecordComesFromTheJournalFirst) {
+  ScratchDir dir;
+  EXPECT_EQ(read_folder_record(dir.path()).slurm_id, 0u);
+
+  std::ofstream(dir.path() / "slurm_job_id") << "77\n";  // the script's, or an older flotilla's
+  auto record = read_folder_record(dir.path());
+  EXPECT_EQ(record.slurm_id, 77u);
+  EXPECT_EQ(record.phase, JobPhase::written);
+
+  append_job_event(dir.path(), JobEvent::submitted, JobPhase::queued, "Slurm job 78");
+  record = read_folder_record(dir.path());
+  EXPECT_EQ(record.slurm_id, 78u);
+  EXPECT_EQ(record.phase, JobPhase::queued);
+  EXPECT_FALSE(record.allocated);
+}
+
+TEST(JobFolder, AnOlderFlotillasAllocationMarkers) {
+  ScratchDir dir;
+  std::ofstream(dir.path() / "allocation") << "90\n";
+  auto record = read_folder_record(dir.path());  // made, its launcher never journalled
+  EXPECT_EQ(record.slurm_id, 0u);
+  EXPECT_EQ(record.launching, 90u);
+  std::ofstream(dir.path() / "slurm_job_id") << "90\n";
+  record = read_folder_record(dir.path());
+  EXPECT_EQ(record.slurm_id, 90u);
+  EXPECT_TRUE(record.allocated);
+  EXPECT_EQ(record.launching, 0u);
+}
+
+TEST(JobFolder, AJournalThatIsNotOneIsSaidAndTheJobsOwnIdDecides) {
+  ScratchDir dir;
+  std::ofstream(dir.path() / "events") << "hello\n";
+  std::ofstream(dir.path() / "slurm_job_id") << "12\n";
+  const auto record = read_folder_record(dir.path());
+  EXPECT_EQ(record.unreadable, (dir.path() / "events").string() + ":1: not a job event: 'hello'");
+  EXPECT_EQ(record.slurm_id, 12u);
+}
+
+Job job_with(std::string resources, std::string array = "") {
+  return {.name = "c-1-1",
+          .resources = std::move(resources),
+          .dir = "/jobs/c-1-1",
+          .tasks = {1, 2, 3},
+          .array = std::move(array)};
+}
+
+TEST(JobRequests, APlainJobRunsTheWorkerInOneStepOfItsShape) {
+  SlurmResources settings{.shape = {.partition = "cpu", .nodes = 2, .ranks_per_node = 3}};
+  const auto r = job_request(job_with(""), settings, "/opt/bin/flotilla-worker", "");
+  EXPECT_EQ(r.partition, "cpu");
+  EXPECT_FALSE(r.requeue);
+  EXPECT_EQ(r.output, "/jobs/c-1-1/slurm-%j.out");
+  ASSERT_EQ(r.commands.size(), 2u);
+  EXPECT_EQ(r.commands[0], "echo \"${SLURM_ARRAY_JOB_ID:-$SLURM_JOB_ID}\" > slurm_job_id");
+  EXPECT_EQ(r.commands[1], "srun --mpi=pmix --nodes=2 --ntasks-per-node=3 /opt/bin/flotilla-worker manifest.json");
+}
+
+TEST(JobRequests, AStageArrayOnGpuNodesGivesTheDispatcherNoGpu) {
+  SlurmResources settings;
+  settings.stages["evaluate"] = {.partition = "gb200", .nodes = 1, .ranks_per_node = 2, .gpus_per_node = 2};
+  settings.setup = {"module load cuda"};
+  const auto r = job_request(job_with("evaluate", "0-1"), settings, "w", "afterok:5");
+  EXPECT_EQ(r.partition, "gb200");
+  EXPECT_EQ(r.dependency, "afterok:5");
+  EXPECT_EQ(r.array, "0-1");
+  EXPECT_EQ(r.output, "/jobs/c-1-1/slurm-%A_%a.out");
+  ASSERT_EQ(r.commands.size(), 3u);
+  EXPECT_EQ(r.commands[1], render_setup_line("module load cuda", 1));
+  EXPECT_EQ(r.commands[2],
+            "srun --mpi=pmix --nodes=1 --ntasks=3 --overcommit --gpus-per-node=2 w "
+            "manifest-${SLURM_ARRAY_TASK_ID}.json");
+}
+
+TEST(JobRequests, MpirunStartsTheRanksFromAHostfile) {
+  SlurmResources settings{.shape = {.nodes = 2, .ranks_per_node = 2}, .launcher = "mpirun"};
+  const auto r = job_request(job_with(""), settings, "w", "");
+  ASSERT_EQ(r.commands.size(), 3u);
+  EXPECT_TRUE(r.commands[1].ends_with("> hostfile")) << r.commands[1];
+  EXPECT_EQ(r.commands[2], "mpirun -n 4 --hostfile hostfile --map-by slot --bind-to none w manifest.json");
+}
+
+TEST(JobRequests, SbatchVariablesThatWouldBreakTheJobsStopTheRun) {
+  ::setenv("SBATCH_JOB_NAME", "mine", 1);
+  try {
+    check_sbatch_environment("sbatch", Notice({}));
+    ADD_FAILURE() << "SBATCH_JOB_NAME was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_TRUE(
+        std::string(e.what()).starts_with("the environment's SBATCH_* variables: SBATCH_JOB_NAME: flotilla "
+                                          "names its jobs"))
+        << e.what();
+  }
+  ::unsetenv("SBATCH_JOB_NAME");
+  EXPECT_NO_THROW(check_sbatch_environment("api", Notice({})));
+}
+
+}  // namespace
+}  // namespace flotilla::jobs::slurm
