@@ -97,7 +97,10 @@ expect(builds() == ["broken", "good1", "good2"], "and builds nothing again", p)
 folders = os.path.join(work, "campaign.h5.builds")
 good2 = [d for d in os.listdir(folders)
          if os.path.exists(os.path.join(folders, d, "rate")) and open(os.path.join(folders, d, "rate")).read().strip() == "2"]
-expect(len(os.listdir(folders)) == 3 and len(good2) == 1, "one folder per build key", p)
+# (.flotilla-campaign names the campaign that owns the build folder: docs/verification.md)
+build_folders = [d for d in os.listdir(folders) if not d.startswith(".")]
+expect(len(build_folders) == 3 and len(good2) == 1, "one folder per build key", p)
+expect(os.path.isfile(os.path.join(folders, ".flotilla-campaign")), "the build folder names its campaign", p)
 shutil.rmtree(os.path.join(folders, good2[0]))
 p, s, _ = run("campaign")
 expect(p.returncode == 0, "resumed with a build folder gone", p)

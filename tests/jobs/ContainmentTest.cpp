@@ -84,7 +84,9 @@ TEST(Containment, AnotherTasksEndLeavesARunningTasksDaemonAlone) {
     for (auto& r : backend->collect(100ms)) results.push_back(std::move(r));
   ASSERT_EQ(results.size(), 2u);
   for (const auto& r : results)
-    if (r.id == 1) EXPECT_EQ(r.metrics, (MetricList{{"alive", 1}})) << r.output_tail;
+    if (r.id == 1) {
+      EXPECT_EQ(r.metrics, (MetricList{{"alive", 1}})) << r.output_tail;
+    }
   const pid_t daemon = read_pid(pid_file);
   EXPECT_FALSE(daemon > 0 && runs(daemon)) << "the daemon outlived task 1";
 }
