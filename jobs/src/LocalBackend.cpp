@@ -70,6 +70,10 @@ LocalBackend::LocalBackend(const BackendOptions& options)
       m_token_prefix(std::to_string(::getpid()) + "-" +
                      std::to_string(std::chrono::steady_clock::now().time_since_epoch().count())),
       m_notice(options.notice) {
+  // How tasks are contained is decided once, here, and not at the first start: a start may come
+  // when the process is out of file descriptors, and detection reads /proc files (a misread
+  // there would choose the weaker subreaper mode for the whole process).
+  (void)describe_containment();
   const auto cpus = options.pin ? allowed_cpus() : std::vector<int>{};
   for (unsigned slot = 0; slot < m_slots && !cpus.empty(); ++slot) {
     m_slot_cpus[slot] = jobs::slot_cpus(cpus, slot, m_slots);

@@ -28,6 +28,9 @@ class LocalBackend final : public Backend {
   explicit LocalBackend(const BackendOptions& options);
 
   std::string_view name() const override { return "local"; }
+  BackendCapabilities capabilities() const override {
+    return {.tasks_per_host = m_slots, .tasks_per_host_setting = "resources.slots", .runs_exclusive_alone = true};
+  }
   void submit(std::vector<TaskSpec> tasks) override;
   std::vector<TaskResult> collect(std::chrono::milliseconds wait) override;
   // Results not yet collected still count (Backend.h), as queued if they never started.

@@ -103,6 +103,13 @@ MpiBackend::MpiBackend(const BackendOptions& options)
   m_dir = make_private_dir(root, "flotilla-mpi");
 }
 
+BackendCapabilities MpiBackend::capabilities() const {
+  unsigned nodes = 1;
+  if (const char* text = std::getenv("SLURM_JOB_NUM_NODES")) nodes = std::max(1, std::atoi(text));
+  const auto per_host = static_cast<unsigned>((workers() + nodes - 1) / nodes);
+  return {.tasks_per_host = per_host, .tasks_per_host_setting = "resources.ranks"};
+}
+
 MpiBackend::~MpiBackend() {
   if (m_job) cancel_all();
   m_job.reset();

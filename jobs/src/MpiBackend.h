@@ -32,6 +32,8 @@ class MpiBackend final : public Backend {
   ~MpiBackend() override;
 
   std::string_view name() const override { return "mpi"; }
+  // Its worker ranks, spread over the allocation's nodes when it runs inside one.
+  BackendCapabilities capabilities() const override;
   void submit(std::vector<TaskSpec> tasks) override;
   std::vector<TaskResult> collect(std::chrono::milliseconds wait) override;
   // A job's tasks are not observable one by one: at most one per worker rank counts as running.

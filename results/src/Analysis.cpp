@@ -212,6 +212,41 @@ std::vector<std::size_t> CampaignSummary::ranking() const {
 
 namespace {
 
+// Each candidate's concurrency (CandidateSummary::concurrency): a sweep over the start and end
+// times of every benchmark run, O(n log n) in the trials.
+void summarize_placement(CampaignSummary& summary, const std::vector<std::vector<const TrialRecord*>>& by_candidate) {
+  std::vector<double> starts, ends;
+  for (const auto& trials : by_candidate)
+    for (const auto* t : trials)
+      if ((t->kind == TrialKind::explore || t->kind == TrialKind::warmup) && t->start > 0 && t->end >= t->start)
+        starts.push_back(t->start), ends.push_back(t->end);
+  if (starts.empty()) return;
+  std::sort(starts.begin(), starts.end());
+  std::sort(ends.begin(), ends.end());
+  const auto running_at = [&](double time) {  // runs with start <= time < end
+    const auto started = std::upper_bound(starts.begin(), starts.end(), time) - starts.begin();
+    const auto ended = std::upper_bound(ends.begin(), ends.end(), time) - ends.begin();
+    return static_cast<double>(started - ended);
+  };
+  for (std::size_t i = 0; i < summary.candidates.size(); ++i) {
+    std::vector<double> counts;
+    for (const auto& [index, t] : latest(by_candidate[i], TrialKind::explore))
+      if (t->start > 0 && t->end >= t->start) counts.push_back(std::max(1.0, running_at((t->start + t->end) / 2)));
+    if (counts.empty()) continue;
+    auto& c = summary.candidates[i];
+    c.concurrency = stats::median(std::move(counts));
+    summary.most_at_once = std::max(summary.most_at_once, c.concurrency);
+  }
+  if (!summary.baseline) return;
+  const double baseline = summary.candidates[*summary.baseline].concurrency;
+  double candidates = 0;
+  for (const auto& c : summary.candidates)
+    if (c.record.origin != "baseline" && c.objective) candidates = std::max(candidates, c.concurrency);
+  // Two runs more at once, and half again as many: one more run beside two is ordinary jitter.
+  if (baseline > 0 && candidates >= baseline + 2 && candidates >= 1.5 * baseline)
+    summary.unlike_placement = {baseline, candidates};
+}
+
 void summarize_noise(CampaignSummary& summary, const std::vector<const TrialRecord*>& baseline_trials) {
   std::vector<double> repeats;
   for (const auto& [index, t] : latest(baseline_trials, TrialKind::explore))
@@ -331,6 +366,7 @@ CampaignSummary summarize(const CampaignInfo& campaign, const std::vector<Candid
     summary.best_unconfirmed = by_objective;
   if (!campaign.objectives.empty()) summarize_front(summary);
   summary.best_verified = summary.best && campaign.shards > 0;
+  summarize_placement(summary, by_candidate);
   if (summary.baseline) summarize_noise(summary, by_candidate[*summary.baseline]);
   return summary;
 }

@@ -189,18 +189,30 @@ std::string unconfirmed_line(const CampaignSummary& s) {
 }
 
 std::string noise_line(const CampaignSummary& s) {
-  if (!s.noise_cv) return "";
+  std::string out;
+  if (s.unlike_placement)
+    out += fmt::format("warning    unlike placement: the baseline's repeats ran {:.3g} at a time, the candidates' up "
+                       "to {:.3g}: their medians are not comparable, so the best candidates are confirmed against the "
+                       "baseline in interleaved pairs whatever their medians; resources.slots = 1 or "
+                       "explore.exclusive = true measures each alone\n",
+                       s.unlike_placement->baseline, s.unlike_placement->candidates);
+  if (!s.noise_cv) return out;
   const auto& b = s.candidates[*s.baseline];
-  std::string out = fmt::format("noise      baseline CV {:.1f}% over {} repeats (robust: 1.4826 MAD / median)",
+  out += fmt::format("noise      baseline CV {:.1f}% over {} repeats (robust: 1.4826 MAD / median)",
                                 100 * *s.noise_cv, b.repeats_done);
   if (s.resolvable_gain)
     out += fmt::format("; confirmation resolves gains above about {:.3g}x within {} pairs", *s.resolvable_gain,
                        s.campaign.confirm_max_pairs);
   out += "\n";
+  // What to change depends on how the benchmark ran: fewer runs at once helps only when several ran.
   if (s.too_noisy)
-    out += fmt::format("warning    too noisy to resolve the {:.3g}% minimum effect: use resources.slots = 1, "
-                       "explore.exclusive = true, a longer benchmark, or more pairs (confirm.max_pairs)\n",
-                       100 * s.campaign.confirm_min_effect);
+    out += fmt::format("warning    too noisy to resolve the {:.3g}% minimum effect: {}a longer benchmark, or more "
+                       "pairs (confirm.max_pairs)\n",
+                       100 * s.campaign.confirm_min_effect,
+                       s.most_at_once > 1 ? fmt::format("up to {:.3g} benchmark runs ran at once: use resources.slots "
+                                                        "= 1 or explore.exclusive = true, ",
+                                                        s.most_at_once)
+                                          : std::string("one benchmark run at a time already: a quieter machine, "));
   return out;
 }
 

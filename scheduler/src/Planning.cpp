@@ -92,6 +92,27 @@ std::vector<MoreRepeats> more_repeats(const std::vector<results::CandidateSummar
   return more;
 }
 
+std::optional<std::string> oversubscription_warning(const jobs::BackendCapabilities& backend, unsigned cores,
+                                                    bool exclusive) {
+  if (backend.tasks_per_host <= cores || cores == 0) return std::nullopt;
+  if (exclusive && backend.runs_exclusive_alone) return std::nullopt;
+  const bool dispatcher_rank = backend.tasks_per_host_setting == "resources.ranks";  // rank 0 runs no task
+  return fmt::format("up to {} benchmark runs at once on a host with {} cores: they slow each other down, and their "
+                     "medians are not comparable with runs made alone; set {} to at most {}{}",
+                     backend.tasks_per_host, cores,
+                     backend.tasks_per_host_setting.empty() ? "the backend's concurrency" : backend.tasks_per_host_setting,
+                     dispatcher_rank ? cores + 1 : cores,
+                     backend.runs_exclusive_alone ? ", or explore.exclusive = true" : "");
+}
+
+std::optional<double> incumbent_objective(const results::CampaignSummary& summary) {
+  std::optional<std::size_t> holder = summary.best && summary.candidates[*summary.best].objective ? summary.best
+                                                                                                  : summary.baseline;
+  if (!holder) return std::nullopt;
+  if (holder == summary.baseline && summary.unlike_placement) return std::nullopt;
+  return summary.candidates[*holder].objective;
+}
+
 std::vector<std::int64_t> confirmation_candidates(const results::CampaignSummary& summary,
                                                   std::optional<double> threshold, int tries, int max_repeats) {
   using results::CandidateStatus;

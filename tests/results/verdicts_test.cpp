@@ -155,5 +155,62 @@ TEST(Verdicts, IntervalsAdaptiveRepeatsAndNoise) {
   EXPECT_NE(summary_text(s, 5).find("warning    too noisy to resolve the 2% minimum effect"), std::string::npos);
 }
 
+// Each explore repeat's concurrency is the runs in progress at its midpoint; the baseline's three
+// ran one after another, the candidates' six at a time: the medians are not like with like.
+TEST(Verdicts, UnlikePlacementIsNamedAndOnlyWhenItIsUnlike) {
+  const auto timed = [](Records r, double baseline_gap, double others_gap) {
+    double clock = 100;
+    for (auto& t : r.trials) {
+      if (t.kind != TrialKind::explore) continue;
+      const bool base = t.candidate == 0;
+      t.start = clock;
+      t.end = clock + 1;
+      clock += base ? baseline_gap : others_gap;
+    }
+    return r.summary();
+  };
+  Records r;
+  r.add("baseline", {1.0, 1.0, 1.0});
+  r.add("random", {0.5, 0.5, 0.5});
+  r.add("random", {0.6, 0.6, 0.6});
+  // The baseline's repeats one after another (1 at a time), the candidates' all six at once.
+  auto s = timed(r, 1.0, 0.0);
+  EXPECT_DOUBLE_EQ(s.candidates[0].concurrency, 1);
+  EXPECT_DOUBLE_EQ(s.candidates[1].concurrency, 6);
+  EXPECT_DOUBLE_EQ(s.most_at_once, 6);
+  ASSERT_TRUE(s.unlike_placement);
+  EXPECT_DOUBLE_EQ(s.unlike_placement->baseline, 1);
+  EXPECT_DOUBLE_EQ(s.unlike_placement->candidates, 6);
+  EXPECT_NE(summary_text(s, 5).find("unlike placement: the baseline's repeats ran 1 at a time, the candidates' up to 6"),
+            std::string::npos);
+  // Everything one at a time: like with like, nothing said.
+  s = timed(r, 1.0, 1.0);
+  EXPECT_DOUBLE_EQ(s.most_at_once, 1);
+  EXPECT_FALSE(s.unlike_placement);
+  EXPECT_EQ(summary_text(s, 5).find("unlike placement"), std::string::npos);
+  // Trials without times (older files) say nothing either.
+  s = r.summary();
+  EXPECT_DOUBLE_EQ(s.most_at_once, 0);
+  EXPECT_FALSE(s.unlike_placement);
+}
+
+// "Use resources.slots = 1" only when more than one benchmark ran at a time.
+TEST(Verdicts, TheTooNoisyAdviceDependsOnHowTheRunsWerePlaced) {
+  Records r;
+  r.add("baseline", {1.0, 1.3, 0.7});
+  r.add("random", {2.0, 2.2, 1.8});
+  double clock = 100;
+  for (auto& t : r.trials) t.start = clock, t.end = clock + 1, clock += 1;  // one at a time
+  auto s = r.summary();
+  ASSERT_TRUE(s.too_noisy);
+  auto text = summary_text(s, 5);
+  EXPECT_EQ(text.find("use resources.slots = 1"), std::string::npos);
+  EXPECT_NE(text.find("one benchmark run at a time already"), std::string::npos);
+  for (auto& t : r.trials) t.start = 100, t.end = 101;  // all at once
+  s = r.summary();
+  text = summary_text(s, 5);
+  EXPECT_NE(text.find("benchmark runs ran at once: use resources.slots = 1"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace flotilla::results

@@ -330,3 +330,38 @@ TEST(WarmStart, SeveralObjectivesNeedTheSameObjectivesAndGiveEveryLoss) {
                            "campaign's 'time_s:min,gflops:max': a warm start needs the same objectives");
   }
 }
+
+TEST(Fairness, OversubscriptionIsWarnedAboutWithTheSettingToChange) {
+  const jobs::BackendCapabilities local{
+      .tasks_per_host = 4, .tasks_per_host_setting = "resources.slots", .runs_exclusive_alone = true};
+  EXPECT_FALSE(oversubscription_warning(local, 4, false));  // one run per core
+  EXPECT_FALSE(oversubscription_warning(local, 2, true));   // explore.exclusive: each alone
+  EXPECT_FALSE(oversubscription_warning({}, 2, false));     // a batch system's nodes: unknown
+  const auto warning = oversubscription_warning(local, 2, false);
+  ASSERT_TRUE(warning);
+  EXPECT_NE(warning->find("up to 4 benchmark runs at once on a host with 2 cores"), std::string::npos) << *warning;
+  EXPECT_NE(warning->find("set resources.slots to at most 2, or explore.exclusive = true"), std::string::npos)
+      << *warning;
+  // mpi: rank 0 dispatches, so one rank more than the cores.
+  const jobs::BackendCapabilities mpi{.tasks_per_host = 5, .tasks_per_host_setting = "resources.ranks"};
+  const auto mpi_warning = oversubscription_warning(mpi, 2, false);
+  ASSERT_TRUE(mpi_warning);
+  EXPECT_TRUE(mpi_warning->ends_with("set resources.ranks to at most 3")) << *mpi_warning;
+  // Its ranks do not run an exclusive task alone: explore.exclusive changes nothing there.
+  EXPECT_TRUE(oversubscription_warning(mpi, 2, true));
+}
+
+TEST(Fairness, TheBaselineUnderUnlikePlacementGatesNothing) {
+  results::CampaignSummary s;
+  s.candidates = {explored(0, 3.3, "baseline"), explored(1, 2.8), explored(2, 2.6)};
+  s.baseline = 0;
+  s.best = 0;
+  EXPECT_EQ(incumbent_objective(s), 3.3);
+  s.unlike_placement = results::CampaignSummary::UnlikePlacement{3, 5};
+  EXPECT_FALSE(incumbent_objective(s));  // the confirmations decide
+  // Without a threshold every verified candidate may be confirmed, best first.
+  EXPECT_EQ(confirmation_candidates(s, incumbent_objective(s), 2, 3), (std::vector<std::int64_t>{1, 2}));
+  // A candidate that won its confirmation holds the incumbency, like placement or not.
+  s.best = 1;
+  EXPECT_EQ(incumbent_objective(s), 2.8);
+}

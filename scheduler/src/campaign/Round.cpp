@@ -203,7 +203,7 @@ Halt CampaignRunner::evaluate_round(int round, const std::vector<std::int64_t>& 
     std::vector<results::CandidateSummary> current;
     for (auto id : ids) current.push_back(summary.candidates[static_cast<std::size_t>(id)]);
     std::optional<double> incumbent;
-    if (summary.best && summary.best_verified) incumbent = summary.candidates[*summary.best].objective;
+    if (summary.best && summary.best_verified) incumbent = incumbent_objective(summary);
     auto chosen = next_evaluations(current, m_s.gate, m_s.maximize, incumbent);
     if (chosen.empty()) break;
     if (auto halt = evaluate(round, chosen)) return halt;
@@ -382,12 +382,5 @@ std::optional<search::Configuration> CampaignRunner::full_fidelity_twin(const re
   return twin;
 }
 
-// The objective every contender is measured against: the winner's (the best confirmed, or
-// the best verified without confirmation), else the baseline's.
-std::optional<double> CampaignRunner::incumbent_objective(const results::CampaignSummary& summary) const {
-  if (summary.best && summary.candidates[*summary.best].objective) return summary.candidates[*summary.best].objective;
-  if (summary.baseline) return summary.candidates[*summary.baseline].objective;
-  return std::nullopt;
-}
 
 }  // namespace flotilla::scheduler

@@ -2,6 +2,7 @@
 #include "Runner.h"
 
 #include <ostream>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -62,6 +63,15 @@ int CampaignRunner::run() {
     m_suite.remove_stale_temporaries();
     // Which guarantee holds that a task's descendants end with it (docs/verification.md).
     m_ledger.event("containment", jobs::task_containment());
+  }
+  // The cores this process may use (its affinity: an allocation's share of the host), which the
+  // local backend's tasks share; the mpi backend's ranks see the same kind of host.
+  const auto cores = static_cast<unsigned>(jobs::allowed_cpus().size());
+  if (const auto warning = oversubscription_warning(m_dispatch.backend().capabilities(),
+                                                    cores ? cores : std::thread::hardware_concurrency(),
+                                                    m_s.explore_exclusive)) {
+    m_ledger.event("warning", *warning);
+    m_err << fmt::format("{}: warning: {}\n", m_s.config_path.string(), *warning);
   }
   if (std::error_code ec; std::filesystem::remove(stop_request_path(m_s), ec))
     m_err << fmt::format("{}: removed a stop request no run obeyed\n", stop_request_path(m_s).string());

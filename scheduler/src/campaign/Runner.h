@@ -84,7 +84,6 @@ class CampaignRunner {
   };
   Halt run_phases(int round, const char* phase, const std::vector<PhasePart>& parts);
   std::optional<search::Configuration> full_fidelity_twin(const results::CampaignSummary& summary) const;
-  std::optional<double> incumbent_objective(const results::CampaignSummary& summary) const;
 
   // Proposing.cpp: proposers' rounds (docs/propose.md).
   bool fleet_answered(int round) const;

@@ -36,6 +36,12 @@ struct BackendCapabilities {
   // Its tasks keep running when the scheduler stops, and a restarted scheduler takes them up
   // again (re-attach): stopping it detaches rather than cancels.
   bool outlives_scheduler = false;
+  // The most tasks it runs at once on one host, and the setting that says so (the scheduler
+  // warns when that is more than the host's cores); 0 when it cannot tell (Slurm's nodes).
+  unsigned tasks_per_host = 0;
+  std::string_view tasks_per_host_setting;
+  // It runs a task marked exclusive (explore.exclusive) alone on its host.
+  bool runs_exclusive_alone = false;
 };
 
 // What a batch system says of the campaign's jobs, for the progress line: a task may be queued

@@ -77,6 +77,10 @@ struct CandidateSummary {
   std::string proposal;
   std::vector<std::string> chain;
   std::int64_t parent = -1;               // the candidate its proposal built on
+  // How many benchmark runs (any candidate's explore repeats and warm-ups) ran at once while
+  // its repeats ran: the median over its repeats of the runs in progress at each one's midpoint
+  // (itself included); 0 when its repeats have no times.
+  double concurrency = 0;
   bool confirmed_faster() const {
     return confirmation && confirmation->result.verdict == stats::Verdict::faster;
   }
@@ -116,6 +120,16 @@ struct CampaignSummary {
   std::optional<double> noise_cv;
   std::optional<double> resolvable_gain;      // e.g. 1.06: gains below about 6% are unlikely to be confirmed
   bool too_noisy = false;                     // resolvable_gain above (1 + min_effect)^2
+  // The most benchmark runs that ran at once (CandidateSummary::concurrency, the largest).
+  double most_at_once = 0;
+  // Set when the candidates' repeats ran more at once than the baseline's (two runs more, and
+  // half again as many, at least): their medians are not like with like, and the baseline's cannot gate them; the
+  // verdicts then rest on confirmations, which run both in interleaved pairs, one at a time.
+  struct UnlikePlacement {
+    double baseline = 0;    // the baseline's concurrency
+    double candidates = 0;  // the largest of the other candidates'
+  };
+  std::optional<UnlikePlacement> unlike_placement;
   std::size_t trials = 0;
   std::size_t failed_trials = 0;
   std::map<std::string, std::size_t> failures_by_reason;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "flotilla/jobs/Backend.h"
 #include "flotilla/results/Analysis.h"
 #include "flotilla/scheduler/Settings.h"
 #include "flotilla/search/Strategy.h"
@@ -57,6 +58,21 @@ struct MoreRepeats {
 };
 std::vector<MoreRepeats> more_repeats(const std::vector<results::CandidateSummary>& round,
                                       std::optional<double> incumbent, int step, int max_repeats);
+
+// More benchmark runs at once on one host than it has cores (the backend's tasks_per_host): they
+// slow each other down, and a median measured so is not comparable with one measured alone. The
+// warning names the setting to change; none when each benchmark runs alone (explore.exclusive, where
+// the backend honours it).
+std::optional<std::string> oversubscription_warning(const jobs::BackendCapabilities& backend, unsigned cores,
+                                                    bool exclusive);
+
+// The objective every contender is measured against: the winner's (the best confirmed, or the
+// best verified without confirmation), else the baseline's; none when that is the baseline's and
+// the candidates' repeats ran more at once than its own (summary.unlike_placement): medians
+// measured under another load are not like with like, so the gate, the adaptive repeats and the
+// choice of what to confirm then hold nothing against them, and the confirmations (interleaved
+// pairs, one at a time) decide.
+std::optional<double> incumbent_objective(const results::CampaignSummary& summary);
 
 // The candidates to confirm after a round, at most `tries`: eligible ones (verified, or explored
 // when the campaign has no evaluate stage) other than the baseline, not confirmed yet, that may
