@@ -11,7 +11,7 @@
 // Ends with one JSON line. Runs: bench/suites/RESULTS.md ("6,000,000 outcomes per candidate").
 // The correctness half, or it exits 1 naming what differs: the outcomes read back from the file
 // are the ones recorded, and flotilla's diff and SQLite's join find the same regressions and the
-// same fixes, test by test. The ctest bench_tests_agree runs it at 20,000 tests.
+// same fixes, test by test. The ctest bench_tests_agree runs it at 100,000 tests.
 #include <flotilla/results/Store.h>
 #include <flotilla/results/TestOutcomes.h>
 // Private to results/: check_chunks, measured here against HDF5's own read.
