@@ -10,7 +10,11 @@
 // are /bin/true run by the 2 worker ranks of a 3-rank job. For each run the worker reports what rank 0 measured
 // (tasks / dispatch seconds) and its CPU time, so tasks / dispatcher CPU second is what one
 // dispatcher could sustain with enough worker cores. Best of R runs (the machine is shared).
-// Ends with one JSON line of the figures.
+// Ends with one JSON line of the figures. Runs: bench/dispatch/RESULTS.md (full size: no arguments).
+// The correctness half: every task of every run, the worker pool's (read back from its job file)
+// and the local backend's, came back exactly once and ok; otherwise it exits 1 naming the run and
+// the task. The ctest bench_dispatch_results_once runs
+//   dispatch --empty 2000 --short 100 --commands 20 --repeats 1
 #include <unistd.h>
 
 #include <algorithm>
@@ -23,6 +27,7 @@
 #include <thread>
 
 #include "flotilla/jobs/Backend.h"
+#include "flotilla/jobs/JobResults.h"
 #include "flotilla/jobs/Manifest.h"
 
 namespace fj = flotilla::jobs;
@@ -39,6 +44,42 @@ struct Options {
 };
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// Each task id 0..n-1 came back exactly once, and ok; otherwise the bench's figures count
+// something else than n tasks run, and it exits 1 saying which task.
+void check_each_once(const std::vector<fj::TaskResult>& results, std::size_t n, const std::string& run) {
+  std::vector<int> seen(n, 0);
+  for (const auto& r : results) {
+    if (r.id >= n) {
+      std::fprintf(stderr, "dispatch: %s: a result for task %llu, which was never submitted\n", run.c_str(),
+                   static_cast<unsigned long long>(r.id));
+      std::exit(1);
+    }
+    if (r.status != fj::TaskStatus::ok || ++seen[r.id] > 1) {
+      std::fprintf(stderr, "dispatch: %s: task %llu came back %s%s\n", run.c_str(), static_cast<unsigned long long>(r.id),
+                   seen[r.id] > 1 ? "twice" : "not ok: ", seen[r.id] > 1 ? "" : r.reason.c_str());
+      std::exit(1);
+    }
+  }
+  const auto missing = std::find(seen.begin(), seen.end(), 0);
+  if (missing != seen.end()) {
+    std::fprintf(stderr, "dispatch: %s: %zu of %zu tasks never came back, the first task %td\n", run.c_str(),
+                 static_cast<std::size_t>(std::count(seen.begin(), seen.end(), 0)), n, missing - seen.begin());
+    std::exit(1);
+  }
+}
+
+// Runs the tasks on the local backend until all have come back; returns the results and the
+// wall seconds.
+std::pair<std::vector<fj::TaskResult>, double> run_local(const std::vector<fj::TaskSpec>& tasks) {
+  auto local = fj::make_backend({.name = "local", .slots = 2});
+  std::vector<fj::TaskResult> results;
+  const auto start = Clock::now();
+  local->submit(tasks);
+  while (results.size() < tasks.size())
+    for (auto& r : local->collect(std::chrono::seconds(1))) results.push_back(std::move(r));
+  return {std::move(results), seconds_since(start)};
+}
 
 // Runs argv to completion through a local backend; returns (wall seconds, result).
 std::pair<double, fj::TaskResult> run(std::vector<std::string> argv) {
@@ -68,6 +109,8 @@ Json worker_pool(const std::filesystem::path& dir, unsigned ranks, const std::ve
       std::fprintf(stderr, "worker run failed: %s\n%s\n", result.reason.c_str(), result.output_tail.c_str());
       std::exit(1);
     }
+    check_each_once(fj::read_job_results(dir / "job.h5"), tasks.size(),
+                    "worker pool, " + std::to_string(ranks) + " ranks, " + std::to_string(tasks.size()) + " tasks");
     Json summary = Json::parse(result.output_tail.substr(line, result.output_tail.find('\n', line) - line));
     summary["wall_s"] = wall;  // mpirun start, manifest parsing and job file included
     if (best.is_null() || summary["tasks_per_s"].get<double>() > best["tasks_per_s"].get<double>()) best = summary;
@@ -90,14 +133,11 @@ std::vector<fj::ManifestTask> command_tasks(std::size_t n, std::vector<std::stri
 
 // (a) one fork/exec per task on the local backend, 2 slots.
 double fork_exec_rate(std::size_t n, std::vector<std::string> argv) {
-  auto local = fj::make_backend({.name = "local", .slots = 2});
   std::vector<fj::TaskSpec> tasks;
   for (std::uint64_t id = 0; id < n; ++id) tasks.push_back({.id = id, .argv = argv});
-  const auto start = Clock::now();
-  local->submit(tasks);
-  std::size_t done = 0;
-  while (done < n) done += local->collect(std::chrono::seconds(1)).size();
-  return static_cast<double>(n) / seconds_since(start);
+  const auto [results, seconds] = run_local(tasks);
+  check_each_once(results, n, "fork/exec per task, " + argv[0]);
+  return static_cast<double>(n) / seconds;
 }
 
 // (b) GNU parallel -j2; null when it is not installed (Debian package `parallel`).
@@ -106,24 +146,25 @@ Json gnu_parallel_rate(std::size_t n, std::vector<std::string> command) {
   argv.insert(argv.end(), command.begin(), command.end());
   argv.push_back(":::");
   for (std::size_t i = 0; i < n; ++i) argv.push_back(std::to_string(i));
+  if (std::system("parallel --version >/dev/null 2>&1") != 0) return nullptr;
   auto [wall, result] = run(argv);
-  if (result.status != fj::TaskStatus::ok) return nullptr;
+  if (result.status != fj::TaskStatus::ok) {
+    std::fprintf(stderr, "dispatch: GNU parallel failed: %s\n%s\n", result.reason.c_str(), result.output_tail.c_str());
+    std::exit(1);
+  }
   return static_cast<double>(n) / wall;
 }
 
 // (c) one mpirun per task, two at a time.
 double mpirun_per_task_rate(std::size_t n) {
-  auto local = fj::make_backend({.name = "local", .slots = 2});
   std::vector<fj::TaskSpec> tasks;
   for (std::uint64_t id = 0; id < n; ++id) {
     tasks.push_back({.id = id, .argv = {FLOTILLA_MPIEXEC, "-n", "1", "/bin/true"}});
     if (::geteuid() == 0) tasks.back().env = {{"OMPI_ALLOW_RUN_AS_ROOT", "1"}, {"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"}};
   }
-  const auto start = Clock::now();
-  local->submit(tasks);
-  std::size_t done = 0;
-  while (done < n) done += local->collect(std::chrono::seconds(1)).size();
-  return static_cast<double>(n) / seconds_since(start);
+  const auto [results, seconds] = run_local(tasks);
+  check_each_once(results, n, "one mpirun per task");
+  return static_cast<double>(n) / seconds;
 }
 
 double rate(const Json& run) { return run["tasks_per_s"].get<double>(); }

@@ -14,7 +14,12 @@
 //    incumbent, accept or roll back, re-profile, stop when a stage gains < 3%.
 // 4. The engine at the chosen kernels against its weight-streaming bound (copy bandwidth / bytes
 //    of weights per forward), and speculative decoding (n-gram, draft model) against greedy.
-// Ends with one JSON line.
+// Ends with one JSON line. Full size: no arguments (about 5 minutes); runs in
+// bench/kernels/RESULTS.md. --quick shrinks every size (the ctest bench_kernels_verify).
+// The correctness half: each family's baseline (its defaults) and the variant reported as its
+// best verify on every shard, and the decode engine's baseline and its final choice produce the
+// tokens of greedy decoding; otherwise it exits 1 naming them. A variant that fails verification
+// on the way is rolled back and printed, as a campaign would; that is not a failure.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <chrono>
@@ -81,6 +86,9 @@ class CopyProbe {
  private:
   Kokkos::View<double*> m_a, m_c;
 };
+
+// What failed the correctness half, one line each; the bench exits 1 when there is one.
+std::vector<std::string> problems;
 
 double metric(const fk::BenchmarkResult& r, const std::string& name) {
   for (const fk::Metric& m : r.metrics)
@@ -189,7 +197,12 @@ json family_best(const char* name, const fk::Params& base, const std::map<std::s
     ++rolled_back;
     std::printf("  rolled back %s: %s\n", text(m.params, shown).c_str(), why.c_str());
   }
-  if (!best) best = &baseline;
+  if (!verified(f, baseline.params, 2, &why))
+    problems.push_back(std::string(name) + ": the baseline " + text(resolved, shown) + " does not verify: " + why);
+  if (!best) {
+    problems.push_back(std::string(name) + ": no variant verifies, not even the baseline");
+    best = &baseline;
+  }
   // The fraction of copy the target is judged by: the best variant and one copy pass alternated
   // over 7 rounds, the median of the per-round ratios. Measured side by side, both see the same
   // load; the run-start roofline (best of 5) is minutes older than the kernel's median of 3.
@@ -240,6 +253,7 @@ json decode_intent(const fk::Params& model, int budget, int repeats, double thre
   const bool baseline_ok = verified(f, incumbent, 2, &why);
   std::printf("decode baseline: plain greedy, naive kernels: %.1f tokens/s, verified: %s\n", inc.value,
               baseline_ok ? "yes" : why.c_str());
+  if (!baseline_ok) problems.push_back("decode: the baseline does not verify: " + why);
   const double baseline = inc.value;
   std::vector<fk::StageRecord> history;
   json stages = json::array();
@@ -302,6 +316,7 @@ json decode_intent(const fk::Params& model, int budget, int repeats, double thre
                       {"chosen", chosen}, {"before", rec.before}, {"after", rec.after}, {"rolled_back", rolled_back}});
   }
   // The final comparison: baseline and best interleaved over 7 rounds, the median per-round ratio.
+  if (!verified(f, incumbent, 2, &why)) problems.push_back("decode: the final choice does not verify: " + why);
   const AB final = ab_compare(f, baseline_params, incumbent, "tokens_per_s", 7);
   const double base_again = final.a, best_again = final.b;
   fk::Params changed;
@@ -378,12 +393,12 @@ int main(int argc, char** argv) {
                                {{"impl", {"separate", "fused"}}, {"vec", {"1", "4", "8"}}, {"rows_per_team", {"1", "16"}}},
                                roof, probe, repeats);
   out["gemv"] = family_best(
-      "gemv", {{"rows", "4096"}, {"cols", "4096"}, {"iters", iters}},
+      "gemv", {{"rows", quick ? "1024" : "4096"}, {"cols", quick ? "1024" : "4096"}, {"iters", iters}},
       {{"weights", {"fp32", "bf16"}}, {"unroll", {"1", "4", "8"}}, {"interleave", {"1", "4"}}, {"split_k", {"1", "4"}}},
       roof, probe, repeats);
   // 16,384 cached tokens of 8 heads x 64: K and V are 32 MB each, beyond the caches.
   out["attention"] = family_best(
-      "attention", {{"seq_len", "16384"}, {"heads", "8"}, {"head_dim", "64"}, {"iters", iters}},
+      "attention", {{"seq_len", quick ? "2048" : "16384"}, {"heads", "8"}, {"head_dim", "64"}, {"iters", iters}},
       {{"heads_per_team", {"1", "8"}}, {"unroll", {"1", "4", "8"}}, {"splits", {"1", "16"}}, {"prefetch", {"0", "2"}}},
       roof, probe, repeats);
   const fk::Params model = quick ? fk::Params{{"layers", "2"}, {"d_model", "128"}, {"ffn", "256"}, {"vocab", "256"}, {"tokens", "32"}}
@@ -391,5 +406,6 @@ int main(int argc, char** argv) {
   out["decode"] = decode_intent(model, quick ? 4 : 12, quick ? 3 : 5, 0.03);  // tokens/s is the noisiest: 5 repeats
   out["decode_bounds"] = decode_bounds(model, out["decode"], roof, quick ? 3 : 5);
   std::printf("%s\n", out.dump().c_str());
-  return 0;
+  for (const std::string& problem : problems) std::fprintf(stderr, "kernels: %s\n", problem.c_str());
+  return problems.empty() ? 0 : 1;
 }

@@ -17,6 +17,13 @@ to a sampler that knows no constraints:
   - at most 10 * budget proposals per repeat, so a sampler stuck on known points ends.
 Multivariate TPE (Optuna's recommended setting for dependent parameters, and the one that
 PEERS.md reports) unless --univariate.
+
+The correctness half, checked on every run (exit 1 naming the space and the run otherwise): each
+counted evaluation is a new recorded configuration (as many entries as configurations seen, at
+most the budget), and the best so far never rises and is always a value of the table, no better
+than its optimum. Without Optuna it says so and exits 77 (ctest's skip). Full size: search_bench
+runs it (bench/search.cpp, --repeats 20 --budget 200); runs in bench/search/RESULTS.md. The ctest
+bench_optuna_tpe_replays runs `optuna_tpe.py tests/search/data --repeats 1 --budget 20`.
 """
 import csv
 import json
@@ -25,7 +32,12 @@ import os
 import sys
 import warnings
 
-import optuna
+try:
+    import optuna
+except ImportError:
+    print("optuna_tpe.py: Optuna is not installed for this Python (Debian: apt-get install python3-optuna); "
+          "skipped", file=sys.stderr)
+    sys.exit(77)
 
 PENALTY = 1e9
 
@@ -68,7 +80,20 @@ def run(params, values, table, budget, seed, multivariate):
             best = min(best, value)
             trace.append(best if math.isfinite(best) else None)
         study.tell(trial, value if math.isfinite(value) else PENALTY)
-    return trace
+    return trace, len(seen)
+
+
+def problem(trace, seen, table, budget):
+    """Why a run's trace breaks the protocol, or None."""
+    values = {v for v in table.values() if math.isfinite(v)}
+    if len(trace) != seen or len(trace) > budget:
+        return f"{len(trace)} evaluations counted for {seen} configurations seen, budget {budget}"
+    known = [v for v in trace if v is not None]
+    if any(v not in values for v in known):
+        return "a best so far that is no value of the table"
+    if any(b > a for a, b in zip(known, known[1:])) or (known and known[0] < min(values)):
+        return f"the best so far rises, or beats the optimum {min(values)}: {known}"
+    return None
 
 
 def main():
@@ -85,7 +110,13 @@ def main():
         if not name.endswith(".csv") or (only and name[:-4] not in only):
             continue
         params, values, table = load(os.path.join(folder, name))
-        runs = [run(params, values, table, budget, seed * 1000 + r, multivariate) for r in range(repeats)]
+        runs = []
+        for r in range(repeats):
+            trace, seen = run(params, values, table, budget, seed * 1000 + r, multivariate)
+            wrong = problem(trace, seen, table, budget)
+            if wrong:
+                sys.exit(f"optuna_tpe.py: {name}, run {r}: {wrong}")
+            runs.append(trace)
         print(json.dumps({"space": name[:-4], "runs": runs}), flush=True)
 
 

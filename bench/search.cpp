@@ -19,6 +19,13 @@
 // repeats of best-found/optimum, and median evaluations until within 5% and 1% of the
 // optimum; the mean and the worst decile's edge (p90) of best-found/optimum; issue 20's bar
 // (search_bar.h) for the default, or for each strategy --bar names. Ends with one JSON line.
+// The correctness half, checked on every run (exit 1, each problem named on stderr and listed in
+// the JSON line's "problems"): every strategy's and Optuna's runs keep the replay protocol
+// (problem_of below), and exact random sampling's figures are ratios >= 1 that never worsen.
+// Full size: ./build/bench/search_bench ../shared/data/spaces (the defaults); runs in
+// bench/search/RESULTS.md. The ctest search_bench_judges_the_bar runs 3 repeats on tests/search/data.
+#include <sys/wait.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -150,6 +157,30 @@ nlohmann::ordered_json print_bar(const flotilla::bench::BarCells& cells, const s
   return out;
 }
 
+// The correctness half: why a strategy's replay breaks the protocol, or "". Each of its `repeats`
+// runs spends the budget (less only when the space ran out; Optuna's may stop early, its script
+// says when); its best so far never worsens, is a recorded value of the table (`values`; empty:
+// not checked, as for Optuna's JSON lines) or nothing yet, and is never better than the optimum.
+std::string problem_of(const ReplayResult& result, std::size_t repeats, std::size_t space_size,
+                       const std::vector<double>& values, bool spends_budget = true) {
+  if (result.runs.size() != repeats) return fmt::format("{} runs, not {}", result.runs.size(), repeats);
+  for (std::size_t r = 0; r < result.runs.size(); ++r) {
+    const auto& run = result.runs[r];
+    if (run.best.size() > std::min(kBudgets[2], space_size) || (spends_budget && !run.exhausted && run.best.size() != kBudgets[2]))
+      return fmt::format("run {}: {} evaluations for a budget of {}{}", r, run.best.size(), kBudgets[2], run.exhausted ? " (space exhausted)" : "");
+    for (std::size_t n = 1; n <= run.best.size(); ++n) {
+      const double ratio = result.ratio(run, n), best = run.best[n - 1];
+      if (ratio < 1 - 1e-12)
+        return fmt::format("run {}: best {} after {} evaluations beats the optimum {}", r, best, n, result.optimum);
+      if (n > 1 && ratio > result.ratio(run, n - 1))
+        return fmt::format("run {}: the best so far worsens at evaluation {}: {} after {}", r, n, best, run.best[n - 2]);
+      if (std::isfinite(best) && !values.empty() && !std::binary_search(values.begin(), values.end(), best))
+        return fmt::format("run {}: best {} after {} evaluations is no value of the table", r, best, n);
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -204,6 +235,7 @@ int main(int argc, char** argv) {
     pipe = optuna_lines.empty() ? popen(command.c_str(), "r") : std::fopen(optuna_lines.c_str(), "r");
   }
   std::map<std::string, std::map<std::string, Figures>> table;  // space -> strategy -> figures
+  std::vector<std::string> problems;  // the correctness half: each one names its space and row
   for (std::size_t i = 0; i < spaces.size(); ++i) {
     const auto id = files[i].stem().string();
     auto successes = spaces[i].successes();
@@ -215,17 +247,34 @@ int main(int argc, char** argv) {
       if (b == 2) exact.to_5pct = r.to_5pct > 200 ? INFINITY : r.to_5pct, exact.to_1pct = r.to_1pct > 200 ? INFINITY : r.to_1pct;
     }
     table[id]["random-exact"] = exact;
+    auto values = spaces[i].successes();
+    std::sort(values.begin(), values.end());
+    for (int b = 0; b < 3; ++b)
+      if (!(exact.ratio[b] >= 1 - 1e-12 && exact.mean[b] >= 1 - 1e-12 && exact.p90[b] >= exact.ratio[b] - 1e-12) ||
+          (b > 0 && exact.mean[b] > exact.mean[b - 1] + 1e-12))
+        problems.push_back(fmt::format("{} random-exact at {}: median {}, mean {}, p90 {}", id, kBudgets[b], exact.ratio[b],
+                                       exact.mean[b], exact.p90[b]));
     for (const auto& s : strategies) {
       auto result = replay(spaces[i], {.strategy = s, .budget = 200, .repeats = repeats, .seed = seed, .batch = batch});
+      if (auto wrong = problem_of(result, repeats, spaces[i].size(), values); !wrong.empty())
+        problems.push_back(fmt::format("{} {}: {}", id, s, wrong));
       table[id][s] = figures_of(result);
       std::cerr << fmt::format("{} {} done\n", id, s);
     }
   }
   if (pipe) {
     auto results = read_optuna(pipe, by_id);
-    if ((optuna_lines.empty() ? pclose(pipe) : std::fclose(pipe)) != 0 || results.empty())
+    const int status = optuna_lines.empty() ? pclose(pipe) : std::fclose(pipe);
+    // optuna_tpe.py exits 77 without Optuna, and 1 when a run of its own breaks the protocol.
+    if (optuna_lines.empty() && status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 1)
+      problems.push_back("optuna_tpe.py failed its own check (its message is above)");
+    else if (status != 0 || results.empty())
       std::cerr << "search_bench: Optuna did not run (install python3-optuna for Debian's /usr/bin/python3); its rows are missing\n";
-    for (const auto& [id, r] : results) table[id]["optuna-tpe"] = figures_of(r), optuna_repeats = r.runs.size();
+    for (const auto& [id, r] : results) {
+      table[id]["optuna-tpe"] = figures_of(r), optuna_repeats = r.runs.size();
+      if (auto wrong = problem_of(r, r.runs.size(), by_id[id]->size(), {}, false); !wrong.empty())
+        problems.push_back(fmt::format("{} optuna-tpe: {}", id, wrong));
+    }
   }
 
   std::vector<std::string> rows = {"random-exact", "optuna-tpe"};
@@ -290,6 +339,8 @@ int main(int argc, char** argv) {
   for (const auto& name : bar)
     if (json["median_over_spaces"].contains(name)) json["bar"][name] = print_bar(cells, name);
     else std::cout << fmt::format("\nthe bar: '{}' was not among the strategies run\n", name);
+  json["problems"] = problems;
   std::cout << json.dump() << '\n';
-  return 0;
+  for (const auto& p : problems) std::cerr << "search_bench: " << p << '\n';
+  return problems.empty() ? 0 : 1;
 }

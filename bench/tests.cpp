@@ -8,12 +8,16 @@
 // the diff is one join. flotilla stores one byte per outcome plus a quantised duration byte,
 // deflated; the diff reads both arrays back from the file and compares them bytewise.
 // Usage: ./build/bench/tests_bench [TESTS] [DIR]   (default 6000000, the system temp dir)
-// Ends with one JSON line.
+// Ends with one JSON line. Runs: bench/suites/RESULTS.md ("6,000,000 outcomes per candidate").
+// The correctness half, or it exits 1 naming what differs: the outcomes read back from the file
+// are the ones recorded, and flotilla's diff and SQLite's join find the same regressions and the
+// same fixes, test by test. The ctest bench_tests_agree runs it at 100,000 tests.
 #include <flotilla/results/Store.h>
 #include <flotilla/results/TestOutcomes.h>
 // Private to results/: check_chunks, measured here against HDF5's own read.
 #include "Hdf5.h"
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <hdf5.h>
 #include <sqlite3.h>
 #include <unistd.h>
@@ -26,6 +30,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 
 using namespace flotilla::results;
 namespace fs = std::filesystem;
@@ -91,8 +96,21 @@ struct SqliteFigures {
   double record_s = 0;  // per candidate, mean of the two
   double diff_s = 0;
   double bytes_per_outcome = 0;
-  std::size_t regressions = 0;
+  std::vector<std::int64_t> regressions, fixes;  // test indices, ascending
 };
+
+// Test indices a query of candidates ?1 and ?2 returns, in order.
+std::vector<std::int64_t> tests_of(sqlite3* db, const std::string& query, std::int64_t a, std::int64_t b) {
+  sqlite3_stmt* statement = nullptr;
+  if (sqlite3_prepare_v2(db, query.c_str(), -1, &statement, nullptr) != SQLITE_OK)
+    throw std::runtime_error(fmt::format("sqlite: {}: {}", query, sqlite3_errmsg(db)));
+  sqlite3_bind_int64(statement, 1, a);
+  sqlite3_bind_int64(statement, 2, b);
+  std::vector<std::int64_t> tests;
+  while (sqlite3_step(statement) == SQLITE_ROW) tests.push_back(sqlite3_column_int64(statement, 0));
+  sqlite3_finalize(statement);
+  return tests;
+}
 
 SqliteFigures run_sqlite(const fs::path& path, const CandidateTests& a, const CandidateTests& b) {
   sqlite3* db = nullptr;
@@ -123,18 +141,21 @@ SqliteFigures run_sqlite(const fs::path& path, const CandidateTests& a, const Ca
   figures.bytes_per_outcome = static_cast<double>(fs::file_size(path) - size_before) /
                               static_cast<double>(a.outcomes.size() + b.outcomes.size());
   const auto start = std::chrono::steady_clock::now();
-  // Regression: pass (1) in a, anything but a pass in b (TestOutcomes.h); no re-runs in this data.
-  sqlite3_stmt* query = nullptr;
-  sqlite3_prepare_v2(db,
-                     "SELECT b.test FROM outcomes a JOIN outcomes b ON a.test = b.test "
-                     "WHERE a.candidate = ?1 AND b.candidate = ?2 AND a.outcome = 1 "
-                     "AND b.outcome <> 1",
-                     -1, &query, nullptr);
-  sqlite3_bind_int64(query, 1, a.candidate);
-  sqlite3_bind_int64(query, 2, b.candidate);
-  while (sqlite3_step(query) == SQLITE_ROW) ++figures.regressions;
-  sqlite3_finalize(query);
+  // Regression: a pass in a, anything but a pass in b (TestOutcomes.h); no re-runs in this data.
+  const int pass = encode_outcome(TestOutcome::pass);
+  figures.regressions = tests_of(db, fmt::format("SELECT b.test FROM outcomes a JOIN outcomes b ON a.test = b.test "
+                                                 "WHERE a.candidate = ?1 AND b.candidate = ?2 AND a.outcome = {0} "
+                                                 "AND b.outcome <> {0}", pass),
+                                 a.candidate, b.candidate);
   figures.diff_s = seconds_since(start);
+  std::sort(figures.regressions.begin(), figures.regressions.end());
+  // Fixes (not timed: the figure is the regression diff's): fail, error or timeout in a, a pass in b.
+  figures.fixes = tests_of(db, fmt::format("SELECT b.test FROM outcomes a JOIN outcomes b ON a.test = b.test "
+                                           "WHERE a.candidate = ?1 AND b.candidate = ?2 AND a.outcome IN ({}, {}, {}) "
+                                           "AND b.outcome = {} ORDER BY b.test",
+                                           encode_outcome(TestOutcome::fail), encode_outcome(TestOutcome::error),
+                                           encode_outcome(TestOutcome::timeout), pass),
+                           a.candidate, b.candidate);
   sqlite3_close(db);
   return figures;
 }
@@ -232,10 +253,16 @@ int main(int argc, char** argv) try {
   }
   const Spread plain = spread(plain_runs), checked = spread(check_runs);
 
+  if (!ra || !rb || *ra != a.outcomes || *rb != b.outcomes)
+    throw std::runtime_error("the outcomes read back from the file are not the ones recorded");
   const SqliteFigures lite = run_sqlite(dir / "campaign.sqlite", a, b);
-  if (lite.regressions != diff.regressions.size()) {
-    throw std::runtime_error(
-        fmt::format("regressions differ: flotilla {} vs sqlite {}", diff.regressions.size(), lite.regressions));
+  for (const auto& [what, ours, theirs] : {std::tuple{"regressions", &diff.regressions, &lite.regressions},
+                                           std::tuple{"fixes", &diff.fixes, &lite.fixes}}) {
+    if (*ours != *theirs)
+      throw std::runtime_error(fmt::format("{} differ: flotilla {} ({}), sqlite {} ({})", what, ours->size(),
+                                           fmt::join(ours->begin(), ours->begin() + std::min<long>(5, ours->size()), " "),
+                                           theirs->size(),
+                                           fmt::join(theirs->begin(), theirs->begin() + std::min<long>(5, theirs->size()), " ")));
   }
   fs::remove_all(dir);
 

@@ -29,8 +29,11 @@ checker reads the HDF5 file with h5py and the cluster's state:
 Ends with one JSON line: faults injected per kind, campaigns completed, the number of violations
 and each one's text (`violation_texts`, with the faults its campaign had been through, in order).
 A run with violations keeps its work folder (its path is in the JSON line) so the campaign's
-file and log can be read.
-Needs root (tmpfs mounts, Slurm's daemons as this user) and the packages of install-deps.sh.
+file and log can be read, and exits 1: the correctness half is zero violations.
+Needs root (tmpfs mounts, Slurm's daemons as this user) and the packages of install-deps.sh;
+without root it says so and exits 77 (ctest's skip). The cluster's ports are 18817 and 18818..21
+unless SLURM_LOCAL_CTLD_PORT and SLURM_LOCAL_NODE_PORT say otherwise. Full size: the default
+--faults 56; runs in bench/chaos/RESULTS.md. The ctest bench_chaos_no_violations runs --faults 2.
 """
 import argparse
 import glob
@@ -129,7 +132,8 @@ class Chaos:
         self.flotilla = os.path.join(os.path.abspath(args.build), "bin", "flotilla")
         # Ports of its own, clear of the test fixture's cluster (scripts/slurm/slurm-local.sh).
         self.env = dict(os.environ, PATH=os.path.join(os.path.abspath(args.build), "bin") + ":" + os.environ["PATH"],
-                        SLURM_LOCAL_CTLD_PORT="18817", SLURM_LOCAL_NODE_PORT="18818",
+                        SLURM_LOCAL_CTLD_PORT=os.environ.get("SLURM_LOCAL_CTLD_PORT", "18817"),
+                        SLURM_LOCAL_NODE_PORT=os.environ.get("SLURM_LOCAL_NODE_PORT", "18818"),
                         OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
         self.work = args.keep or tempfile.mkdtemp(prefix="flotilla-chaos-work.")
         os.makedirs(self.work, exist_ok=True)
@@ -190,10 +194,13 @@ class Chaos:
                 again.wait()
             return True
         if kind == "kill_rank":
-            workers = subprocess.run(["pgrep", "-x", "flotilla-worker"], capture_output=True, text=True).stdout.split()
+            # This cluster's ranks only: a flotilla-worker of another campaign or test on the
+            # machine is not this bench's to kill.
+            conf = f"SLURM_CONF={self.env['SLURM_CONF']}".encode()
+            workers = [pid for pid in self.processes_with(conf) if self.comm(pid) == "flotilla-worker"]
             if not workers:
                 return False
-            os.kill(int(self.rng.choice(workers)), signal.SIGKILL)
+            os.kill(self.rng.choice(sorted(workers)), signal.SIGKILL)
             return True
         if kind == "scancel":
             job = self.running_job(prefix, timeout=5)
@@ -379,6 +386,7 @@ class Chaos:
                           "seed": self.args.seed, "seconds": round(time.time() - started, 1)}))
         if not self.args.keep and not self.violations:
             shutil.rmtree(self.work, ignore_errors=True)
+        return 1 if self.violations else 0
 
 
 def main():
@@ -387,8 +395,12 @@ def main():
     parser.add_argument("--faults", type=int, default=56)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--keep", help="keep the campaign files here")
-    Chaos(parser.parse_args()).run()
+    args = parser.parse_args()
+    if os.geteuid() != 0:
+        log("bench/chaos: needs root (tmpfs mounts, Slurm's daemons); skipped")
+        return 77
+    return Chaos(args).run()
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -9,6 +9,9 @@
 // applied to a copy of its parent's tree) and its chain's tree is made. Each step is timed over
 // N repeats (median and min..max), next to a baseline measured in the same run: copying the
 // source tree once (the least any proposal costs: its tree must exist). One JSON line at the end.
+// The correctness half: the proposal is accepted and its chain's tree holds its patch applied
+// (kernel.c's "int b = 3;"); otherwise it exits 1 saying which. bench/propose/run.py runs it
+// (full size: --repeats 7, runs in bench/propose/RESULTS.md; the ctest bench_propose_runs: 1).
 #include <unistd.h>
 
 #include <algorithm>
@@ -143,8 +146,12 @@ nlohmann::json measure(int n, int repeats, const fs::path& root) {
     auto record = j.records[j.accepted[0].record];
     record.id = static_cast<std::int64_t>(proposals.size());
     proposals.push_back(record);
-    stage.trees().ensure({record.id}, proposals);
+    const auto tree = stage.trees().ensure({record.id}, proposals);
     tree_ms.push_back(ms_since(start));
+    std::ifstream kernel(tree / "kernel.c");
+    const std::string source{std::istreambuf_iterator<char>(kernel), std::istreambuf_iterator<char>()};
+    if (source.find("\nint b = 3;\n") == std::string::npos || source.find("int b = 2;") != std::string::npos)
+      throw std::runtime_error("the proposal's tree " + tree.string() + " does not hold its patch");
     total_ms.push_back(ms_since(begin));
     fs::remove_all(stage.trees().root());
 
@@ -166,7 +173,7 @@ nlohmann::json measure(int n, int repeats, const fs::path& root) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) try {
   int repeats = 7;
   for (int i = 1; i + 1 < argc; ++i)
     if (std::string(argv[i]) == "--repeats") repeats = std::max(1, std::atoi(argv[i + 1]));
@@ -188,4 +195,7 @@ int main(int argc, char** argv) {
                           .dump()
                           .c_str());
   return 0;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "propose_cost: %s\n", e.what());
+  return 1;
 }

@@ -1,17 +1,21 @@
 #!/usr/bin/python3
 """bench/propose: what proposers cost and what they buy (docs/propose.md).
 
-usage: bench/propose/run.py BUILD_DIR [--repeats N]
+usage: bench/propose/run.py BUILD_DIR [--repeats N] [--proposals P] [--cost-repeats C]
 
   1. flotilla's own cost per proposal (context written, proposal judged, chain applied) at 10 and
-     1,000 recorded candidates: BUILD_DIR/bench/propose_cost (target: at most 50 ms at 1,000),
-     next to one copy of the source tree measured in the same run;
+     1,000 recorded candidates: BUILD_DIR/bench/propose_cost --repeats C (7; target: at most 50 ms
+     at 1,000), next to one copy of the source tree measured in the same run;
   2. configs/tdd.ini end to end, N times: rounds and wall time until every file passes, and the
      pass count per round;
-  3. a fleet: 4 proposers at once against 1, each run taking 1 s and writing one proposal, 16
-     proposals in all, on the local backend: proposals per minute, N times each, interleaved.
+  3. a fleet: 4 proposers at once against 1, each run taking 1 s and writing one proposal,
+     P (16) proposals in all, on the local backend: proposals per minute, N times each, interleaved.
 
-Ends with one JSON line.
+Ends with one JSON line, and exits 1 when the correctness half fails (propose_cost's own check,
+tdd.ini not reaching all 40 tests or climbing differently between runs, a fleet not spending its
+budget of P proposals). Full size: the defaults (--repeats 3 --proposals 16 --cost-repeats 7); runs
+in bench/propose/RESULTS.md. The ctest bench_propose_runs runs --repeats 1 --proposals 4
+--cost-repeats 1.
 """
 import argparse
 import json
@@ -34,6 +38,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("build")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--proposals", type=int, default=16, help="each fleet's budget of proposals")
+    parser.add_argument("--cost-repeats", type=int, default=7, help="propose_cost's --repeats")
     args = parser.parse_args()
     build = os.path.abspath(args.build)
     flotilla = os.path.join(build, "bin", "flotilla")
@@ -42,8 +48,11 @@ def main():
     out = {"bench": "propose"}
     try:
         # 1. The scheduler's own cost.
-        cost = json.loads(subprocess.run([os.path.join(build, "bench", "propose_cost"), "--repeats", "7"],
-                                         capture_output=True, text=True, check=True).stdout.splitlines()[-1])
+        run = subprocess.run([os.path.join(build, "bench", "propose_cost"), "--repeats", str(args.cost_repeats)],
+                             capture_output=True, text=True)
+        if run.returncode != 0:
+            sys.exit(f"bench/propose: propose_cost failed (exit {run.returncode}):\n{run.stderr}")
+        cost = json.loads(run.stdout.splitlines()[-1])
         out["ms_per_proposal_at_10"] = cost["ms_per_proposal_at_10"]
         out["ms_per_proposal_at_1000"] = cost["ms_per_proposal_at_1000"]
         out["cost"] = cost["sizes"]
@@ -101,7 +110,7 @@ command = sh {proposer} {{round}} {{index}} {{out}}
 tree = tree
 parallel = {fleet}
 max_per_round = {fleet}
-budget = 16
+budget = {args.proposals}
 [explore]
 command = sh -c 'echo flotilla-metric: value=$(cat "$0")' {{tree}}/value.txt
 repeats = 1
@@ -120,8 +129,8 @@ slots = 2
                 made = json.loads(subprocess.run([flotilla, "results", "proposals", ini.replace(".ini", ".h5"), "--json"],
                                                  env=env, capture_output=True, text=True, check=True).stdout)
                 accepted = sum(1 for p in made["proposals"] if p["status"] == "accepted")
-                if accepted != 16:
-                    problems.append(f"fleet of {fleet}: {accepted} proposals accepted, the budget is 16")
+                if accepted != args.proposals:
+                    problems.append(f"fleet of {fleet}: {accepted} proposals accepted, the budget is {args.proposals}")
                 rates[fleet].append(60 * accepted / elapsed)
         out["fleet"] = {"proposals_per_min_1": spread(rates[1]), "proposals_per_min_4": spread(rates[4]),
                         "speedup_4_over_1": statistics.median(rates[4]) / statistics.median(rates[1])}

@@ -12,6 +12,11 @@
 // and the costliest single ask of each run (where the model's hyperparameters are re-chosen).
 // Ends with one JSON line; "within_target" says whether the worst ask at the largest N over
 // every space and repeat stayed under --target-ms.
+// The correctness half: every timed ask must return one configuration that is feasible and was
+// never asked before (Strategy.h's contract), or the time is not that of a real ask; otherwise
+// it exits 1 naming the space and the ask. A small run (ctest bench_search_ask_cost):
+//   search_ask_cost tests/search/data --at 20,40 --repeats 1
+// Full size: ./build/bench/search_ask_cost ../shared/data/spaces; runs in bench/search/RESULTS.md ("Cost of an ask").
 #include <time.h>
 
 #include <algorithm>
@@ -19,6 +24,7 @@
 #include <iostream>
 #include <map>
 #include <sstream>
+#include <unordered_set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -55,11 +61,15 @@ std::vector<std::pair<double, double>> one_repeat(const RecordedSpace& space, co
   const std::size_t last = at.back();
   std::vector<double> cost(last + 1, 0.0);  // cost[k]: the ask made after k outcomes
   std::size_t told = 0;
+  std::unordered_set<Configuration, ConfigurationHash> asked;
   for (; told <= last; ++told) {
     const double before = thread_cpu_ms();
     auto batch = strategy->ask(1);
     cost[told] = thread_cpu_ms() - before;
     if (batch.empty()) break;
+    if (batch.size() != 1 || !space.space().feasible(batch.front()) || !asked.insert(batch.front()).second)
+      throw std::runtime_error(fmt::format("{}: ask {} of '{}' returned {} configuration(s), not one new and feasible",
+                                           space.source(), told + 1, strategy_name, batch.size()));
     auto value = space.objective(batch.front());
     if (value) strategy->tell(batch.front(), *value);
     else strategy->tell(batch.front(), space.failure(batch.front()));
@@ -85,7 +95,7 @@ std::vector<std::string> split_list(const std::string& text) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) try {
   fs::path dir = "../shared/data/spaces";
   std::string strategy = "bayes-genetic";  // the default
   std::size_t repeats = 5;
@@ -158,7 +168,10 @@ int main(int argc, char** argv) {
     std::cout << fmt::format("  costliest ask of a run to {}: {:.2f} [{:.2f}, {:.2f}]\n", at.back(), w.median, w.min, w.max);
     json["spaces"][id]["run_max"] = {{"median_ms", w.median}, {"max_ms", w.max}};
   }
-  if (baseline.empty()) return 1;
+  if (baseline.empty()) {
+    std::cerr << fmt::format("search_ask_cost: no space in '{}' has more than {} configurations\n", dir.string(), at.back());
+    return 1;
+  }
   std::cout << "every space\n";
   for (std::size_t k = 0; k < at.size(); ++k) {
     auto s = spread(all_at[k]), m = spread(all_mean[k]);
@@ -180,4 +193,7 @@ int main(int argc, char** argv) {
                            worst <= target_ms ? "within" : "OVER");
   std::cout << json.dump() << '\n';
   return 0;
+} catch (const std::exception& e) {
+  std::cerr << "search_ask_cost: " << e.what() << '\n';
+  return 1;
 }

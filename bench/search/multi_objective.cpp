@@ -13,6 +13,11 @@
 //  - tiles: a tile-size trade-off, time against energy, over tile_x and tile_y (12 sizes from 1
 //    to 64), unroll 1..4 and a vector width (1 to 128, powers of two) under tile_x * tile_y *
 //    vector <= 16384, with a rugged part (the front is computed by brute force).
+// The correctness half: the true front is every feasible point's, so no run may find more of it
+// (a ratio above 1), and a longer run is a shorter one plus more points, so a run's ratio never
+// falls from 50 to 100 to 200 evaluations. Either broken exits 1 naming the run. A small run
+// (ctest bench_search_multi_objective): search_multi_objective --repeats 2. Full size: no
+// arguments; runs in bench/search/RESULTS.md ("`parego` and several objectives").
 #include <algorithm>
 #include <cmath>
 #include <iostream>
@@ -119,10 +124,20 @@ int main(int argc, char** argv) {
       for (std::size_t r = 0; r < repeats; ++r) {
         auto s = make_strategy({.name = name, .seed = seed * 1000 + r, .maximize = false}, problem.space);
         std::vector<std::vector<double>> told;
+        double last = 0;
         for (std::size_t n = 1; n <= budgets.back(); ++n) {
           for (const auto& c : s->ask(1)) told.push_back(problem.objectives(c)), s->tell_objectives(c, told.back());
-          for (std::size_t b = 0; b < budgets.size(); ++b)
-            if (n == budgets[b]) ratios[b].push_back(hypervolume(told, reference) / best);
+          for (std::size_t b = 0; b < budgets.size(); ++b) {
+            if (n != budgets[b]) continue;
+            const double ratio = hypervolume(told, reference) / best;
+            if (ratio > 1 + 1e-9 || ratio < last - 1e-12) {
+              std::cerr << fmt::format("search_multi_objective: {} on {}, repeat {}: hypervolume ratio {} at {} "
+                                       "evaluations (after {}): more than the true front, or less than a prefix\n",
+                                       name, problem.name, r, ratio, n, last);
+              return 1;
+            }
+            ratios[b].push_back(last = ratio);
+          }
         }
       }
       nlohmann::ordered_json row;

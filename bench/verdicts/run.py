@@ -21,6 +21,13 @@ median of its first 3 repeats beats the baseline's.
                            confirmation pairs, 2 runs a pair)
 
 Each rate comes with its 95% Wilson interval. Ends with one JSON line.
+
+The correctness half, checked on every campaign from its file with h5py (exit 1 naming the
+campaign otherwise): it ran to its end (exit 0 or 3), each candidate has exactly its 3 base
+repeats, and the report's count of adaptive repeats is the file's count of explore trials past
+them. The rates are statistics and are never judged here. Full size: the defaults (200
+campaigns, about 10 minutes); runs in bench/verdicts/RESULTS.md. The ctest bench_verdicts_runs
+runs --campaigns 4 --work 2.
 """
 import argparse
 import json
@@ -75,16 +82,20 @@ slots = {args.slots}
 """)
 
 
-def first_three_medians(results):
-    """The median of the first 3 repeats of each candidate (id 0: baseline, 1: candidate)."""
+def first_three(results):
+    """The first 3 repeats of each candidate (id 0: baseline, 1: candidate), and how many explore
+    trials the file holds past them (the adaptive repeats)."""
     with h5py.File(results, "r") as f:
         trials = f["trials"][:]
     kinds = {v: k for k, v in h5py.check_enum_dtype(trials.dtype["kind"]).items()}
-    values = {0: [], 1: []}
+    values, extra = {0: [], 1: []}, 0
     for t in trials:
-        if kinds[int(t["kind"])] == "explore" and int(t["index"]) < 3 and int(t["attempt"]) == 0:
-            values[int(t["candidate"])].append(float(t["objective"]))
-    return float(np.median(values[0])), float(np.median(values[1]))
+        if kinds[int(t["kind"])] == "explore" and int(t["attempt"]) == 0:
+            if int(t["index"]) < 3:
+                values[int(t["candidate"])].append(float(t["objective"]))
+            else:
+                extra += 1
+    return values, extra
 
 
 def main():
@@ -120,7 +131,12 @@ def main():
         cand = next((c for c in summary["top"] if c["id"] == 1), None)
         words = (cand or {}).get("confirmation") or {}
         verdict = words.get("verdict", "none")
-        base3, cand3 = first_three_medians(results)
+        three, extra = first_three(results)
+        if len(three[0]) != 3 or len(three[1]) != 3 or extra != summary["cost"]["repeats_extra"]:
+            sys.exit(f"bench/verdicts: campaign {i} ({results}): base repeats {len(three[0])} and {len(three[1])}, "
+                     f"not 3 each, or {extra} explore trials past them where the report counts "
+                     f"{summary['cost']['repeats_extra']} adaptive repeats")
+        base3, cand3 = float(np.median(three[0])), float(np.median(three[1]))
         t = tally[ratio]
         t["n"] += 1
         t["confirmed"] += summary["verdict"] == "confirmed faster"

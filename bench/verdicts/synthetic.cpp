@@ -14,6 +14,8 @@
 // With --simulate, no work is done and no time measured: the rate is R / noise exactly, for tests
 // that need a known ratio without the machine's noise. Each run draws its noise from the kernel's
 // random source (getrandom), as independent runs of a real benchmark would.
+// bench/verdicts/run.py runs it in campaigns (full size: its defaults; runs in
+// bench/verdicts/RESULTS.md; the ctest bench_verdicts_runs runs 4 small campaigns).
 #include <sys/random.h>
 
 #include <chrono>
