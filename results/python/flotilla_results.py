@@ -36,8 +36,10 @@ reader and `flotilla results summary` reach the same conclusions:
   - parameter columns are typed from the recorded space: int -> int64, real -> float64, enum and
     ordinal -> an ordered pandas Categorical in the declared order (a groupby lists 16 before 128);
   - the winner: with confirmation on and a baseline, the eligible candidate (verified, or
-    explored without an evaluate stage) confirmed faster with the highest ratio, else the
-    baseline when it is eligible; otherwise the best eligible one (the lowest id wins a tie);
+    explored without an evaluate stage) confirmed faster with the highest ratio, unless another
+    one confirmed faster, its interval overlapping the holder's, beat it head to head (a
+    /confirmations row whose reference is that candidate), and so on; else the baseline when it
+    is eligible; otherwise the best eligible one (the lowest id wins a tie);
   - with a fidelity parameter (/campaign attribute `fidelity`, "n=1024"), an explored candidate
     at another value is "screened": never verified or the winner (docs/search.md#fidelity);
   - with several objectives (attributes `objectives`, `pick`), the winner is the pick rule's
@@ -555,12 +557,20 @@ class Campaign:
     def maximize(self):
         return self.info.get("direction", "maximize") != "minimize"
 
+    def _baseline_id(self):
+        baseline = self.candidates.index[self.candidates["origin"] == "baseline"]
+        return int(baseline[0]) if len(baseline) else -1
+
     def _verdicts(self):
-        """Each candidate's confirmation (the last recorded one), as columns of candidates."""
+        """Each candidate's confirmation against the baseline (the last recorded one), as columns of
+        candidates; rows against another candidate are head to head (head_to_head)."""
         columns = ["verdict", "ratio", "ratio_low", "ratio_high", "pairs"]
         frame = pd.DataFrame(index=self.candidates.index, columns=columns)
         frame["verdict"] = ""
+        baseline = self._baseline_id()
         for _, row in self.confirmations.iterrows():
+            if int(row["reference"]) != baseline:
+                continue
             frame.loc[int(row["candidate"]), columns] = [row["verdict"], row["ratio"], row["low"], row["high"],
                                                          int(row["pairs"])]
         for column in ("ratio", "ratio_low", "ratio_high"):
@@ -637,11 +647,47 @@ class Campaign:
         if self.confirming:
             faster = pool[(pool["verdict"] == "faster") & (pool["origin"] != "baseline")]
             if not faster.empty:
-                return faster.loc[faster["ratio"].idxmax()]
+                return self.candidates.loc[self._settle_finalists(faster)]
             baseline = pool[pool["origin"] == "baseline"]
             return baseline.iloc[0] if not baseline.empty else None
         values = pool["objective"]
         return pool.loc[values.idxmax() if self.maximize else values.idxmin()]
+
+    def head_to_head(self, a, b):
+        """Candidate a's head-to-head confirmation over b as (verdict, ratio, low, high), from either
+        one's row in /confirmations (b's against a inverted), or None when they never met."""
+        rows = self.confirmations
+        for first, second, invert in ((a, b, False), (b, a, True)):
+            match = rows[(rows["candidate"] == first) & (rows["reference"] == second)]
+            if match.empty:
+                continue
+            row = match.iloc[-1]
+            verdict, ratio, low, high = row["verdict"], float(row["ratio"]), float(row["low"]), float(row["high"])
+            if invert:
+                verdict = {"faster": "slower", "slower": "faster"}.get(verdict, verdict)
+                ratio, low, high = 1 / ratio, 1 / high, 1 / low
+            return verdict, ratio, low, high
+        return None
+
+    def _settle_finalists(self, faster):
+        """The winner among candidates confirmed faster (docs/verdicts.md, "Ties"): the best ratio
+        over the baseline, unless a finalist whose interval overlaps the holder's beat it head to
+        head, and so on, each holding at most once."""
+        order = list(faster.sort_values("ratio", ascending=False, kind="stable").index)
+        holder, held = order[0], {order[0]}
+        changed = True
+        while changed:
+            changed = False
+            for other in order:
+                if other == holder or other in held or faster.loc[other, "ratio_high"] < faster.loc[holder, "ratio_low"]:
+                    continue
+                duel = self.head_to_head(int(other), int(holder))
+                if duel is not None and duel[0] == "faster":
+                    holder = other
+                    held.add(other)
+                    changed = True
+                    break
+        return holder
 
     @property
     def lineage(self):

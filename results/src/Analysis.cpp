@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <set>
 #include <string_view>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -74,16 +76,14 @@ double metric_of(const TrialRecord& t, std::string_view name, double otherwise) 
   return otherwise;
 }
 
-// The pairs of the candidate's latest confirmation attempt, in order, and its verdict.
-void summarize_confirmation(CandidateSummary& s, const std::vector<const TrialRecord*>& trials,
-                            const stats::ConfirmSettings& settings) {
+// The pairs of one confirmation's latest attempt, in order, and its verdict.
+ConfirmationSummary decide_pairs(CandidateSummary& s, const std::vector<const TrialRecord*>& trials,
+                                 const stats::ConfirmSettings& settings) {
   int attempt = -1;
-  for (const auto* t : trials)
-    if (t->kind == TrialKind::confirm) attempt = std::max(attempt, t->attempt);
-  if (attempt < 0) return;
+  for (const auto* t : trials) attempt = std::max(attempt, t->attempt);
   std::map<int, const TrialRecord*> pairs;
   for (const auto* t : trials)
-    if (t->kind == TrialKind::confirm && t->attempt == attempt) pairs[t->index] = t;
+    if (t->attempt == attempt) pairs[t->index] = t;
   ConfirmationSummary c;
   std::vector<double> log_ratios;
   std::vector<stats::PairRun> runs;  // metric order: 0 candidate first, 1 reference first
@@ -91,7 +91,8 @@ void summarize_confirmation(CandidateSummary& s, const std::vector<const TrialRe
     c.reference = static_cast<std::int64_t>(metric_of(*t, "reference_candidate", -1));
     if (t->status != TrialStatus::ok || !(t->objective > 0)) {
       c.result.verdict = stats::Verdict::failed;
-      c.reason = fmt::format("pair {}: {}", index, t->reason.empty() ? "no ratio" : t->reason);
+      const int pair = index >= kHeadToHeadIndex ? (index - kHeadToHeadIndex) % kHeadToHeadStride : index;
+      c.reason = fmt::format("pair {}: {}", pair, t->reason.empty() ? "no ratio" : t->reason);
       s.confirm_runs += 1;
       break;
     }
@@ -110,10 +111,94 @@ void summarize_confirmation(CandidateSummary& s, const std::vector<const TrialRe
     c.result.pairs = partial.pairs, c.result.ratio = partial.ratio, c.result.low = partial.low,
     c.result.high = partial.high, c.result.looks = partial.looks, c.result.look_level = partial.look_level;
   }
-  s.confirmation = std::move(c);
+  return c;
+}
+
+// The candidate's confirmations, one per reference (the reference_candidate metric of its
+// trials): against the baseline (or no reference recorded: files before head-to-head) its
+// confirmation, against another candidate a head-to-head one.
+void summarize_confirmation(CandidateSummary& s, const std::vector<const TrialRecord*>& trials,
+                            const stats::ConfirmSettings& settings, std::int64_t baseline) {
+  std::map<std::int64_t, std::vector<const TrialRecord*>> by_reference;
+  for (const auto* t : trials)
+    if (t->kind == TrialKind::confirm) {
+      const auto reference = static_cast<std::int64_t>(metric_of(*t, "reference_candidate", -1));
+      by_reference[reference == -1 ? baseline : reference].push_back(t);
+    }
+  for (const auto& [reference, group] : by_reference) {
+    auto c = decide_pairs(s, group, settings);
+    c.reference = reference;
+    if (reference == baseline) s.confirmation = std::move(c);
+    else s.head_to_head[reference] = std::move(c);
+  }
+}
+
+stats::Verdict reversed(stats::Verdict verdict) {
+  if (verdict == stats::Verdict::faster) return stats::Verdict::slower;
+  if (verdict == stats::Verdict::slower) return stats::Verdict::faster;
+  return verdict;
+}
+
+// The winner among the candidates confirmed faster than the baseline (docs/verdicts.md, "Ties"):
+// the best ratio over the baseline, unless a finalist (its interval overlapping the holder's)
+// beat the holder head to head, in which case it holds, and so on (each at most once, so noisy
+// cycles end). Head-to-head confirmations still missing against the final holder are wanted.
+std::size_t settle_finalists(CampaignSummary& summary, const std::vector<std::size_t>& confirmed) {
+  const auto ratio = [&](std::size_t i) { return summary.candidates[i].confirmation->result; };
+  std::vector<std::size_t> order = confirmed;
+  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return ratio(a).ratio > ratio(b).ratio; });
+  std::size_t holder = order.front();
+  std::set<std::size_t> held = {holder};
+  const auto overlaps = [&](std::size_t other) { return ratio(other).high >= ratio(holder).low; };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto other : order) {
+      if (other == holder || !overlaps(other) || held.contains(other)) continue;
+      const auto duel = head_to_head(summary, other, holder);
+      if (duel && duel->result.verdict == stats::Verdict::faster) {
+        holder = other;
+        held.insert(other);
+        changed = true;
+        break;
+      }
+    }
+  }
+  for (auto other : order) {
+    if (other == holder || !overlaps(other)) continue;
+    if (auto duel = head_to_head(summary, holder, other))
+      summary.finals.push_back({other, std::move(*duel)});
+    else
+      summary.duels_wanted.push_back({summary.candidates[other].record.id, summary.candidates[holder].record.id});
+  }
+  if (holder != order.front()) summary.dethroned = order.front();
+  return holder;
 }
 
 }  // namespace
+
+std::optional<ConfirmationSummary> head_to_head(const CampaignSummary& summary, std::size_t a, std::size_t b) {
+  const auto& ca = summary.candidates[a];
+  const auto& cb = summary.candidates[b];
+  if (auto it = ca.head_to_head.find(cb.record.id); it != ca.head_to_head.end() &&
+                                                    it->second.result.verdict != stats::Verdict::pending)
+    return it->second;
+  auto it = cb.head_to_head.find(ca.record.id);
+  if (it == cb.head_to_head.end() || it->second.result.verdict == stats::Verdict::pending) return std::nullopt;
+  ConfirmationSummary inverted = it->second;
+  inverted.reference = cb.record.id;
+  auto& r = inverted.result;
+  r.verdict = reversed(r.verdict);
+  r.ratio = 1 / r.ratio;
+  std::tie(r.low, r.high) = std::pair(1 / r.high, 1 / r.low);
+  return inverted;
+}
+
+std::vector<std::size_t> CampaignSummary::tied() const {
+  std::vector<std::size_t> out;
+  for (const auto& f : finals)
+    if (f.result.result.verdict == stats::Verdict::no_difference) out.push_back(f.other);
+  return out;
+}
 
 std::string_view to_string(CandidateStatus status) {
   switch (status) {
@@ -144,7 +229,7 @@ stats::ConfirmSettings confirm_settings(const CampaignInfo& campaign) {
 }
 
 CandidateSummary summarize_candidate(const CandidateRecord& candidate, const std::vector<const TrialRecord*>& trials,
-                                     const CampaignInfo& campaign) {
+                                     const CampaignInfo& campaign, std::int64_t baseline) {
   CandidateSummary s{.record = candidate};
   const int shards = campaign.shards;
   // A failed build is final: nothing else of the candidate was run (docs/build.md).
@@ -161,7 +246,7 @@ CandidateSummary summarize_candidate(const CandidateRecord& candidate, const std
     s.status = CandidateStatus::screened;
     return s;
   }
-  if (campaign.confirm_max_pairs > 0) summarize_confirmation(s, trials, confirm_settings(campaign));
+  if (campaign.confirm_max_pairs > 0) summarize_confirmation(s, trials, confirm_settings(campaign), baseline);
   if (s.status != CandidateStatus::explored || shards == 0) return s;
   const int required = shards + (campaign.test_gate.empty() ? 0 : 1);
   for (const auto& [index, t] : latest(trials, TrialKind::evaluate)) {
@@ -331,9 +416,13 @@ CampaignSummary summarize(const CampaignInfo& campaign, const std::vector<Candid
       by_candidate[static_cast<std::size_t>(t.candidate)].push_back(&t);
   }
   const bool maximize = campaign.direction != "minimize";
-  std::optional<std::size_t> by_objective, confirmed;
+  std::optional<std::size_t> by_objective;
+  std::vector<std::size_t> confirmed;
+  const auto first_baseline = std::find_if(candidates.begin(), candidates.end(),
+                                           [](const CandidateRecord& c) { return c.origin == "baseline"; });
+  const std::int64_t baseline_id = first_baseline == candidates.end() ? -1 : first_baseline->id;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
-    summary.candidates.push_back(summarize_candidate(candidates[i], by_candidate[i], campaign));
+    summary.candidates.push_back(summarize_candidate(candidates[i], by_candidate[i], campaign, baseline_id));
     if (const auto proposal = proposal_of(candidates[i]); proposal && static_cast<std::size_t>(*proposal) < proposals.size()) {
       auto& named = summary.candidates.back();
       named.proposal = proposals[static_cast<std::size_t>(*proposal)].name;
@@ -347,15 +436,13 @@ CampaignSummary summarize(const CampaignInfo& campaign, const std::vector<Candid
     const bool eligible = campaign.shards > 0 ? c.status == CandidateStatus::verified : c.status == CandidateStatus::explored;
     if (!eligible) continue;
     if (!by_objective || better(*c.objective, *summary.candidates[*by_objective].objective, maximize)) by_objective = i;
-    if (c.record.origin != "baseline" && c.confirmed_faster() &&
-        (!confirmed || c.confirmation->result.ratio > summary.candidates[*confirmed].confirmation->result.ratio))
-      confirmed = i;
+    if (c.record.origin != "baseline" && c.confirmed_faster()) confirmed.push_back(i);
   }
   summary.confirming = campaign.confirm_max_pairs > 0 && summary.baseline.has_value();
   if (!summary.confirming) {
     summary.best = by_objective;
-  } else if (confirmed) {
-    summary.best = confirmed;
+  } else if (!confirmed.empty()) {
+    summary.best = settle_finalists(summary, confirmed);
     summary.best_confirmed = true;
   } else {
     const auto& b = summary.candidates[*summary.baseline];

@@ -188,6 +188,45 @@ std::string unconfirmed_line(const CampaignSummary& s) {
                      objective_text(c), interval_text(c), to_string(c.status), why);
 }
 
+// The finalists measured against the winner head to head (docs/verdicts.md, "Ties").
+std::string finals_lines(const CampaignSummary& s) {
+  if (!s.best) return "";
+  std::string out;
+  const auto& w = s.candidates[*s.best];
+  if (s.dethroned) {
+    const auto& d = s.candidates[*s.dethroned];
+    const auto duel = head_to_head(s, *s.best, *s.dethroned);
+    out += fmt::format("head2head  candidate {} beat candidate {} (the best ratio over the baseline) head to head: {} "
+                       "in {} pairs\n",
+                       w.record.id, d.record.id, duel ? ratio_text(duel->result) : std::string("?"),
+                       duel ? duel->result.pairs : 0);
+  }
+  for (const auto& f : s.finals) {
+    if (s.dethroned && f.other == *s.dethroned) continue;
+    const auto& o = s.candidates[f.other];
+    const auto& r = f.result.result;
+    if (r.verdict == stats::Verdict::no_difference) {
+      out += fmt::format("tie        candidate {} and candidate {} cannot be told apart: {} head to head in {} pairs "
+                         "(no significant difference); the winner is named by its ratio over the baseline\n",
+                         w.record.id, o.record.id, ratio_text(r), r.pairs);
+    } else if (r.verdict == stats::Verdict::faster) {
+      out += fmt::format("head2head  candidate {} confirmed faster than candidate {}: {} in {} pairs\n", w.record.id,
+                         o.record.id, ratio_text(r), r.pairs);
+    } else {
+      out += fmt::format("head2head  candidate {} against candidate {}: {}\n", w.record.id, o.record.id,
+                         r.verdict == stats::Verdict::failed ? fmt::format("{}: {}", to_string(r.verdict), f.result.reason)
+                                                             : fmt::format("{}: {} in {} pairs", to_string(r.verdict),
+                                                                           ratio_text(r), r.pairs));
+    }
+  }
+  if (!s.duels_wanted.empty())
+    out += fmt::format("head2head  {} head-to-head confirmation{} against the winner not run yet (a resumed run "
+                       "runs {})\n",
+                       s.duels_wanted.size(), s.duels_wanted.size() == 1 ? "" : "s",
+                       s.duels_wanted.size() == 1 ? "it" : "them");
+  return out;
+}
+
 std::string noise_line(const CampaignSummary& s) {
   std::string out;
   if (s.unlike_placement)
@@ -263,6 +302,7 @@ std::string summary_text(const CampaignSummary& s, std::size_t top_k) {
   out += lineage_line(s);
   out += proposals_line(s);
   out += unconfirmed_line(s);
+  out += finals_lines(s);
   out += noise_line(s);
   out += cost_line(s);
   out += front_table(s);
@@ -367,6 +407,15 @@ std::string summary_json(const CampaignSummary& s, std::size_t top_k) {
   j["gain_interval"] = s.best_confirmed ? nlohmann::json{{"low", s.candidates[*s.best].confirmation->result.low},
                                                          {"high", s.candidates[*s.best].confirmation->result.high}}
                                         : nlohmann::json(nullptr);
+  // The finalists measured against the winner head to head, the winner over each.
+  j["head_to_head"] = nlohmann::json::array();
+  for (const auto& f : s.finals) {
+    auto duel = confirmation_json(f.result, info);
+    duel["candidate"] = s.candidates[*s.best].record.id;
+    duel["tie"] = f.result.result.verdict == stats::Verdict::no_difference;
+    j["head_to_head"].push_back(std::move(duel));
+  }
+  j["dethroned"] = s.dethroned ? nlohmann::json(s.candidates[*s.dethroned].record.id) : nlohmann::json(nullptr);
   j["noise"] = {{"baseline_cv", s.noise_cv ? nlohmann::json(*s.noise_cv) : nlohmann::json(nullptr)},
                 {"resolvable_gain", s.resolvable_gain ? nlohmann::json(*s.resolvable_gain) : nlohmann::json(nullptr)},
                 {"too_noisy", s.too_noisy}};

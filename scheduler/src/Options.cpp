@@ -130,6 +130,9 @@ const std::vector<OptionDecl>& option_table() {
       {"confirm.max_pairs", "100", false, false, "most candidate/reference pairs one confirmation runs"},
       {"confirm.tries", "2", false, false,
        "candidates confirmed per round at most, best first, until one is confirmed faster"},
+      {"confirm.head_to_head", "true", false, false,
+       "measure candidates confirmed faster whose intervals overlap the winner's against it in interleaved pairs, "
+       "and name a tie"},
       // Proposers (docs/propose.md): programs that write code changes while the campaign runs.
       {"propose.command", "", false, false,
        "a proposer: an argv template (no shell) run when the search needs candidates, with {context} (a JSON file "

@@ -700,6 +700,7 @@ Settings validate(RawValues raw, const std::string& display) {
         fmt::format("is too few: at confidence {} a confirmation needs at least {} pairs to exclude anything",
                     s.confirm_confidence, least));
   s.confirm_tries = static_cast<int>(r.integer("confirm.tries", 1, 1000));
+  s.confirm_head_to_head = r.boolean("confirm.head_to_head");
   s.evaluate_command = r.text("evaluate.command");
   s.shards = read_shards(r);
   s.evaluate_timeout = r.duration("evaluate.timeout");

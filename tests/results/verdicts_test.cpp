@@ -36,6 +36,12 @@ struct Records {
       trials.push_back({.candidate = id, .kind = TrialKind::confirm, .index = i, .attempt = attempt,
                         .objective = ratios[i], .metrics = {{"reference_candidate", 0}}});
   }
+  // Head-to-head pairs of the candidate against `opponent` (task index 1 + opponent).
+  void duel(std::int64_t id, std::int64_t opponent, const std::vector<double>& ratios) {
+    for (int i = 0; i < static_cast<int>(ratios.size()); ++i)
+      trials.push_back({.candidate = id, .kind = TrialKind::confirm, .index = kHeadToHeadIndex + i,
+                        .objective = ratios[i], .metrics = {{"reference_candidate", static_cast<double>(opponent)}}});
+  }
   CampaignSummary summary(const CampaignInfo& info = confirming_campaign()) const {
     return summarize(info, candidates, trials);
   }
@@ -210,6 +216,75 @@ TEST(Verdicts, TheTooNoisyAdviceDependsOnHowTheRunsWerePlaced) {
   s = r.summary();
   text = summary_text(s, 5);
   EXPECT_NE(text.find("benchmark runs ran at once: use resources.slots = 1"), std::string::npos);
+}
+
+// Ratios around `center`, spread +-3%: 40 of them decide against a 2% minimum effect.
+std::vector<double> around(double center, int n = 40) {
+  std::vector<double> r;
+  for (int i = 0; i < n; ++i) r.push_back(center * (1 + 0.03 * ((i % 3) - 1)));
+  return r;
+}
+
+// Two candidates confirmed faster whose intervals overlap cannot be told apart by their ratios
+// over the baseline: the one with the larger ratio is not simply the winner (issue 34, the DGEMM
+// campaign's 2x [1.47, 2.56] against 1.75x [1.41, 2.24]); they meet head to head.
+TEST(Ties, OverlappingFinalistsMeetHeadToHead) {
+  Records r;
+  r.add("baseline", {1.0, 1.0, 1.0});
+  r.add("random", {2.0, 2.0, 2.0});
+  r.add("random", {2.1, 2.1, 2.1});
+  r.add("random", {1.1, 1.1, 1.1});
+  r.confirm(1, around(2.0));
+  r.confirm(2, around(2.05));
+  r.confirm(3, around(1.1));  // confirmed faster too, its interval far below the others'
+  auto s = r.summary();
+  ASSERT_EQ(s.best, 2u);
+  EXPECT_TRUE(s.finals.empty());
+  EXPECT_EQ(s.duels_wanted, (std::vector<std::pair<std::int64_t, std::int64_t>>{{1, 2}}));  // not 3: told apart
+  EXPECT_NE(summary_text(s, 5).find("1 head-to-head confirmation against the winner not run yet"), std::string::npos);
+
+  // They tie: the winner stays the better ratio over the baseline, and the tie is named.
+  auto tie = r;
+  tie.duel(1, 2, around(1.0));
+  s = tie.summary();
+  EXPECT_EQ(s.best, 2u);
+  EXPECT_TRUE(s.duels_wanted.empty());
+  EXPECT_EQ(s.tied(), (std::vector<std::size_t>{1}));
+  EXPECT_FALSE(s.dethroned);
+  const auto text = summary_text(s, 5);
+  EXPECT_NE(text.find("tie        candidate 2 and candidate 1 cannot be told apart"), std::string::npos) << text;
+  EXPECT_NE(summary_json(s, 5).find("\"tie\":true"), std::string::npos);
+
+  // The challenger is confirmed faster head to head: it wins, whatever the ratios over the baseline.
+  auto beaten = r;
+  beaten.duel(1, 2, around(1.2));
+  s = beaten.summary();
+  EXPECT_EQ(s.best, 1u);
+  EXPECT_EQ(s.dethroned, 2u);
+  EXPECT_TRUE(s.tied().empty());
+  EXPECT_NE(summary_text(s, 5).find("head2head  candidate 1 beat candidate 2"), std::string::npos);
+  // The same pairs seen from the other side (the holder measured against the challenger).
+  auto reversed = r;
+  reversed.duel(2, 1, around(1 / 1.2));
+  s = reversed.summary();
+  EXPECT_EQ(s.best, 1u);
+  const auto duel = head_to_head(s, 1, 2);
+  ASSERT_TRUE(duel);
+  EXPECT_EQ(duel->result.verdict, stats::Verdict::faster);
+  EXPECT_GT(duel->result.low, 1.0);
+}
+
+// Pairs against another candidate never count as the confirmation against the baseline.
+TEST(Ties, HeadToHeadPairsAreNotTheBaselinesConfirmation) {
+  Records r;
+  r.add("baseline", {1.0, 1.0, 1.0});
+  r.add("random", {2.0, 2.0, 2.0});
+  r.add("random", {2.1, 2.1, 2.1});
+  r.duel(2, 1, around(1.0));
+  const auto s = r.summary();
+  EXPECT_FALSE(s.candidates[2].confirmation);
+  EXPECT_EQ(s.candidates[2].head_to_head.size(), 1u);
+  EXPECT_EQ(s.best, 0u);  // nothing confirmed faster than the baseline
 }
 
 }  // namespace

@@ -139,14 +139,17 @@ void Dispatcher::record_pairs(const jobs::TaskResult& r) {
   }
   const auto base = to_trial_record(r);
   if (!base) return;
-  const double reference = static_cast<double>(*m_ledger.baseline_id());
+  // Index 0 is the confirmation against the baseline; 1 + N, head to head against candidate N.
+  const auto key = decode_task_id(r.id);
+  const double reference = static_cast<double>(key.index > 0 ? key.index - 1 : *m_ledger.baseline_id());
+  const int first = key.index > 0 ? head_to_head_first_index(key.candidate, key.index - 1) : 0;
   int n = 0;
   for (;; ++n) {
     auto it = pairs.find(n);
     if (it == pairs.end() || !it->second.contains("candidate") || !it->second.contains("reference")) break;
     const double c = it->second["candidate"], b = it->second["reference"];
     results::TrialRecord t = *base;
-    t.index = n;
+    t.index = first + n;
     t.status = results::TrialStatus::ok;
     t.exit_code = 0;
     t.reason.clear();
@@ -157,7 +160,7 @@ void Dispatcher::record_pairs(const jobs::TaskResult& r) {
   }
   if (r.status == jobs::TaskStatus::ok && n > 0) return;
   results::TrialRecord failed = *base;
-  failed.index = n;
+  failed.index = first + n;
   if (failed.status == results::TrialStatus::ok) failed.status = results::TrialStatus::failed;
   failed.objective = std::nan("");
   std::string detail;
@@ -168,6 +171,26 @@ void Dispatcher::record_pairs(const jobs::TaskResult& r) {
   failed.reason = detail.empty() ? (r.reason.empty() ? "no pair was measured" : r.reason) : detail;
   failed.metrics = {{"reference_candidate", reference}};
   m_ledger.add_trial(std::move(failed));
+}
+
+// Where a head-to-head confirmation's pairs are numbered from (results::kHeadToHeadIndex): the
+// slot the challenger's earlier pairs against this opponent used (an attempt after a lost one),
+// else the next free one.
+int Dispatcher::head_to_head_first_index(std::int64_t challenger, std::int64_t opponent) const {
+  std::map<int, std::int64_t> slots;  // slot -> opponent
+  for (const auto& t : m_ledger.trials()) {
+    if (t.candidate != challenger || t.kind != results::TrialKind::confirm || t.index < results::kHeadToHeadIndex)
+      continue;
+    const int slot = (t.index - results::kHeadToHeadIndex) / results::kHeadToHeadStride;
+    for (const auto& m : t.metrics)
+      if (m.name == "reference_candidate") slots[slot] = static_cast<std::int64_t>(m.value);
+  }
+  int slot = 0;
+  for (const auto& [used, against] : slots) {
+    if (against == opponent) return results::kHeadToHeadIndex + used * results::kHeadToHeadStride;
+    slot = used + 1;
+  }
+  return results::kHeadToHeadIndex + slot * results::kHeadToHeadStride;
 }
 
 // Several objectives: a benchmark run must print every one (the worker checks the first); one

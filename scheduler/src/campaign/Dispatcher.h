@@ -60,6 +60,7 @@ class Dispatcher {
   void submit(std::vector<jobs::TaskSpec> specs);
   void record(const std::vector<jobs::TaskResult>& finished);
   void record_pairs(const jobs::TaskResult& r);
+  int head_to_head_first_index(std::int64_t challenger, std::int64_t opponent) const;
   void require_objectives(results::TrialRecord& t) const;
   bool keep_evaluation(const jobs::TaskResult& r, std::int64_t candidate, int shard);
   void drop_evaluation(std::int64_t candidate, int shard);

@@ -52,7 +52,7 @@ void Ledger::resume(std::ostream& err) {
   for (const auto& e : m_store->estimates()) m_estimated.insert({e.candidate, e.repeats});
   const auto events = m_store->events();
   m_decided = results::decided_candidates(events);
-  for (const auto& c : m_store->confirmations()) m_confirmed.insert(c.candidate);
+  for (const auto& c : m_store->confirmations()) m_confirmed.insert({c.candidate, c.reference});
   for (const auto& c : m_candidates) m_configs.push_back(m_s.space.parse_configuration(c.config));
   err << fmt::format("resuming {}: {} candidates and {} trials recorded\n", m_s.results.string(), m_candidates.size(),
                      m_trials.size());

@@ -69,7 +69,8 @@ class Ledger {
   // (this run and those it resumes), so its record or event is written once.
   bool first_decision(std::int64_t id) { return m_decided.insert(id).second; }
   bool first_estimate(std::int64_t id, int repeats) { return m_estimated.insert({id, repeats}).second; }
-  bool first_confirmation(std::int64_t id) { return m_confirmed.insert(id).second; }
+  // Once per (candidate, reference): its baseline's, and each head-to-head one (docs/verdicts.md).
+  bool first_confirmation(std::int64_t id, std::int64_t reference) { return m_confirmed.insert({id, reference}).second; }
   // Candidates this run ran evaluate tasks for (a rollback among them is news to the strategy).
   void evaluated_now(std::int64_t id) { m_evaluated_now.insert(id); }
   bool was_evaluated_now(std::int64_t id) const { return m_evaluated_now.contains(id); }
@@ -84,7 +85,7 @@ class Ledger {
   std::vector<results::TrialRecord> m_trials;
   std::vector<results::ProposalRecord> m_proposals;
   std::set<std::pair<std::int64_t, int>> m_estimated;  // (candidate, repeats) with an estimate recorded
-  std::set<std::int64_t> m_confirmed;                  // candidates with a confirmation recorded
+  std::set<std::pair<std::int64_t, std::int64_t>> m_confirmed;  // (candidate, reference) with a confirmation recorded
   std::set<std::int64_t> m_decided;                    // candidates with a verified/rolled_back event
   std::set<std::int64_t> m_evaluated_now;
 };

@@ -296,13 +296,54 @@ Halt CampaignRunner::confirm_round(int round) {
     if (c.confirmation) record_confirmation(c);
     if (c.confirmed_faster()) break;
   }
+  return head_to_head_round(round);
+}
+
+// Candidates confirmed faster whose intervals over the baseline overlap the winner's cannot be
+// told apart by them: each is measured against the winner in interleaved pairs, one at a time,
+// until the winner is one no finalist beat (docs/verdicts.md, "Ties"). Each pair of candidates
+// meets at most once, so the loop ends.
+Halt CampaignRunner::head_to_head_round(int round) {
+  if (!m_s.confirm_head_to_head) return std::nullopt;
+  for (auto summary = m_ledger.summarize(); !summary.duels_wanted.empty(); summary = m_ledger.summarize()) {
+    const auto [challenger, opponent] = summary.duels_wanted.front();
+    if (auto halt = m_dispatch.run({m_tasks.make(challenger, results::TrialKind::confirm, static_cast<int>(opponent + 1))},
+                                   show(round, "head to head")))
+      return halt;
+    summary = m_ledger.summarize();
+    const auto& c = summary.candidates[static_cast<std::size_t>(challenger)];
+    auto it = c.head_to_head.find(opponent);
+    if (it == c.head_to_head.end() || it->second.result.verdict == results::stats::Verdict::pending)
+      break;  // not measured (lost and out of attempts): a resumed run tries again
+    record_head_to_head(c, it->second);
+  }
   return std::nullopt;
+}
+
+void CampaignRunner::record_head_to_head(const results::CandidateSummary& c, const results::ConfirmationSummary& duel) {
+  if (!m_ledger.first_confirmation(c.record.id, duel.reference)) return;
+  const auto& r = duel.result;
+  results::Store::Group group(m_ledger.store());
+  m_ledger.store().add_confirmation({.candidate = c.record.id, .reference = duel.reference,
+                                     .verdict = std::string(results::stats::verdict_key(r.verdict)),
+                                     .pairs = r.pairs, .looks = r.looks, .ratio = r.ratio, .low = r.low,
+                                     .high = r.high, .confidence = m_s.confirm_confidence,
+                                     .min_effect = m_s.confirm_min_effect, .time = now_seconds(),
+                                     .reason = duel.reason});
+  const auto words = r.verdict == results::stats::Verdict::failed || r.verdict == results::stats::Verdict::unreliable
+                         ? fmt::format("{}: {}", results::stats::to_string(r.verdict), duel.reason)
+                         : fmt::format("{}: {:.4g}x [{:.4g}, {:.4g}] over candidate {} head to head in {} pairs",
+                                       results::stats::to_string(r.verdict), r.ratio, r.low, r.high, duel.reference,
+                                       r.pairs);
+  m_ledger.store().add_event(results::candidate_event(now_seconds(), "head_to_head", c.record.id, words));
+  group.commit();
+  m_progress.note(fmt::format("candidate {}: {}", c.record.id, words));
 }
 
 // The confirmation's record and event, once per candidate.
 void CampaignRunner::record_confirmation(const results::CandidateSummary& c) {
   if (!c.confirmation || c.confirmation->result.verdict == results::stats::Verdict::pending) return;
-  if (!m_ledger.first_confirmation(c.record.id)) return;
+  if (!m_ledger.first_confirmation(c.record.id, c.confirmation->reference)) return;
   const auto& r = c.confirmation->result;
   results::Store::Group group(m_ledger.store());
   m_ledger.store().add_confirmation({.candidate = c.record.id, .reference = c.confirmation->reference,

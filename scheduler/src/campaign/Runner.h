@@ -83,6 +83,8 @@ class CampaignRunner {
     int count;
   };
   Halt run_phases(int round, const char* phase, const std::vector<PhasePart>& parts);
+  Halt head_to_head_round(int round);
+  void record_head_to_head(const results::CandidateSummary& c, const results::ConfirmationSummary& duel);
   std::optional<search::Configuration> full_fidelity_twin(const results::CampaignSummary& summary) const;
 
   // Proposing.cpp: proposers' rounds (docs/propose.md).

@@ -46,7 +46,8 @@ TaskFactory::Values TaskFactory::task_values(std::int64_t id, results::TrialKind
 }
 
 jobs::TaskSpec TaskFactory::make(std::int64_t id, results::TrialKind kind, int index, int attempt) {
-  if (kind == results::TrialKind::confirm) return confirm_task(id, attempt);
+  if (kind == results::TrialKind::confirm)
+    return confirm_task(id, attempt, index > 0 ? std::optional<std::int64_t>(index - 1) : std::nullopt);
   // A warm-up runs the benchmark command as a repeat does, with no objective required.
   const bool bench = kind == results::TrialKind::explore || kind == results::TrialKind::warmup;
   auto values = task_values(id, bench ? results::TrialKind::explore : kind, index);
@@ -84,15 +85,19 @@ std::vector<std::string> TaskFactory::with_env(std::vector<std::string> argv, st
 // A confirmation is one task (flotilla-pairs): the candidate's and the baseline's benchmark
 // commands, in pairs, in a seeded random order, alone in one slot (one rank of one job under
 // mpi and Slurm), stopping at the first look that decides.
-jobs::TaskSpec TaskFactory::confirm_task(std::int64_t id, int attempt) const {
-  const auto reference = *m_ledger.baseline_id();
+// Head to head (docs/verdicts.md, "Ties"), the opponent's command takes the baseline's place and
+// the task's index is 1 + the opponent's id; its pairs' order is seeded by both.
+jobs::TaskSpec TaskFactory::confirm_task(std::int64_t id, int attempt, std::optional<std::int64_t> opponent) const {
+  const auto reference = opponent ? *opponent : *m_ledger.baseline_id();
+  const auto order_seed = opponent ? m_s.seed ^ (0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(*opponent + 1))
+                                   : m_s.seed;
   auto candidate = with_env(jobs::render_argv(m_s.explore_command, task_values(id, results::TrialKind::explore, 0)), id);
   auto baseline = with_env(
       jobs::render_argv(m_s.explore_command, task_values(reference, results::TrialKind::explore, 0)), reference);
   std::vector<std::string> argv = {"flotilla-pairs",
                                    "--objective", m_s.objective,
                                    "--direction", m_s.maximize ? "maximize" : "minimize",
-                                   "--order", pair_order(m_s.seed, id, m_s.confirm_max_pairs),
+                                   "--order", pair_order(order_seed, id, m_s.confirm_max_pairs),
                                    "--timeout", std::to_string(m_s.explore_timeout.count()),
                                    "--warmup", std::to_string(m_s.warmup),
                                    "--confidence", fmt::format("{}", m_s.confirm_confidence),
@@ -107,7 +112,8 @@ jobs::TaskSpec TaskFactory::confirm_task(std::int64_t id, int attempt) const {
   const auto runs = 2 * (m_s.confirm_max_pairs + m_s.warmup);
   const auto limit = m_s.explore_timeout.count() > 0 ? m_s.explore_timeout * runs + std::chrono::minutes(1)
                                                      : std::chrono::milliseconds(0);
-  return jobs::TaskSpec{.id = encode_task_id({id, results::TrialKind::confirm, 0}), .argv = std::move(argv),
+  const int index = opponent ? static_cast<int>(*opponent + 1) : 0;
+  return jobs::TaskSpec{.id = encode_task_id({id, results::TrialKind::confirm, index}), .argv = std::move(argv),
                         .timeout = limit, .attempt = attempt, .exclusive = true, .resources = "explore"};
 }
 

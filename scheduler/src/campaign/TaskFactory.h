@@ -47,7 +47,8 @@ class TaskFactory {
   std::vector<std::string> suite_argv(std::int64_t id) const;
 
  private:
-  jobs::TaskSpec confirm_task(std::int64_t id, int attempt) const;
+  // Against the baseline, or head to head against `opponent` (index 1 + opponent of the task).
+  jobs::TaskSpec confirm_task(std::int64_t id, int attempt, std::optional<std::int64_t> opponent) const;
   std::vector<std::string> with_env(std::vector<std::string> argv, std::int64_t id) const;
 
   const Settings& m_s;

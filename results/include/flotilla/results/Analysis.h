@@ -52,6 +52,13 @@ namespace flotilla::results {
 enum class CandidateStatus { pending, explore_failed, explored, verified, rolled_back, build_failed, screened };
 std::string_view to_string(CandidateStatus status);
 
+// The trial index of a head-to-head confirmation's pairs (docs/verdicts.md, "Ties"): its pair
+// number past kHeadToHeadIndex + slot * kHeadToHeadStride, the slot numbering the challenger's
+// head-to-head confirmations (a trial's key, candidate-kind-index-attempt, is recorded once);
+// the opponent is the trials' reference_candidate metric. Pairs against the baseline count from 0.
+inline constexpr std::int32_t kHeadToHeadIndex = 1 << 30;
+inline constexpr std::int32_t kHeadToHeadStride = 1 << 17;  // more than confirm.max_pairs (100,000) + 1
+
 // A candidate's confirmation against its reference, as its pairs say.
 struct ConfirmationSummary {
   std::int64_t reference = -1;
@@ -81,13 +88,18 @@ struct CandidateSummary {
   // its repeats ran: the median over its repeats of the runs in progress at each one's midpoint
   // (itself included); 0 when its repeats have no times.
   double concurrency = 0;
+  // Head-to-head confirmations against other finalists (CampaignSummary::finals), by opponent:
+  // the same interleaved pairs, the opponent's benchmark in the baseline's place.
+  std::map<std::int64_t, ConfirmationSummary> head_to_head;
   bool confirmed_faster() const {
     return confirmation && confirmation->result.verdict == stats::Verdict::faster;
   }
 };
 
+// `baseline`: the baseline's id, whose confirmations are the candidate's `confirmation` (those
+// against other candidates are head to head); -1: confirmations that name no reference.
 CandidateSummary summarize_candidate(const CandidateRecord& candidate, const std::vector<const TrialRecord*>& trials,
-                                     const CampaignInfo& campaign);
+                                     const CampaignInfo& campaign, std::int64_t baseline = -1);
 // Whether the candidate's configuration has the campaign's fidelity parameter at a value other
 // than its full one (CampaignInfo::fidelity).
 bool below_full_fidelity(const CandidateRecord& candidate, const CampaignInfo& campaign);
@@ -130,6 +142,18 @@ struct CampaignSummary {
     double candidates = 0;  // the largest of the other candidates'
   };
   std::optional<UnlikePlacement> unlike_placement;
+  // Finalists: candidates confirmed faster than the baseline whose intervals overlap the winner's,
+  // so that their ratios over the baseline cannot tell them apart. Each is measured against the
+  // winner head to head (docs/verdicts.md, "Ties"); the winner is the one no finalist beat.
+  struct Final {
+    std::size_t other = 0;          // the finalist measured against the winner
+    ConfirmationSummary result;     // the winner over it (> 1: the winner is better)
+  };
+  std::vector<Final> finals;                  // the finalists with a head-to-head verdict
+  // Head-to-head confirmations still to run: (challenger, opponent) candidate ids.
+  std::vector<std::pair<std::int64_t, std::int64_t>> duels_wanted;
+  // The candidate with the best ratio over the baseline, when a finalist beat it head to head.
+  std::optional<std::size_t> dethroned;
   std::size_t trials = 0;
   std::size_t failed_trials = 0;
   std::map<std::string, std::size_t> failures_by_reason;
@@ -153,6 +177,8 @@ struct CampaignSummary {
   std::vector<std::int64_t> lineage;
   std::size_t count(CandidateStatus status) const;
   std::size_t confirmed_count(stats::Verdict verdict) const;
+  // Finalists that tie with the winner: no significant difference head to head.
+  std::vector<std::size_t> tied() const;
   // Candidates with an objective, best first (verified and explored; rolled-back excluded).
   std::vector<std::size_t> ranking() const;
 };
@@ -163,6 +189,10 @@ std::string_view failure_kind(const TrialRecord& trial);
 // The line of a failed trial that says what went wrong: the first line of its output tail that
 // holds "error" (a compiler's first error), else its reason.
 std::string first_error_line(const TrialRecord& trial);
+
+// Candidate a's head-to-head confirmation over b, from either one's pairs (b's against a, inverted:
+// faster and slower swap, the ratio and its interval are reciprocals); none when they never met.
+std::optional<ConfirmationSummary> head_to_head(const CampaignSummary& summary, std::size_t a, std::size_t b);
 
 CampaignSummary summarize(const CampaignInfo& campaign, const std::vector<CandidateRecord>& candidates,
                           const std::vector<TrialRecord>& trials, const std::vector<ProposalRecord>& proposals = {});

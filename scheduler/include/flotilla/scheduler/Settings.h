@@ -129,6 +129,7 @@ struct Settings {
   double confirm_min_effect = 0.02;
   int confirm_max_pairs = 100;
   int confirm_tries = 2;
+  bool confirm_head_to_head = true;  // finalists measured against the winner (docs/verdicts.md, "Ties")
 
   std::string evaluate_command;          // empty: no evaluate stage, nothing is verified
   int shards = 1;
