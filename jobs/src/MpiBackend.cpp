@@ -202,7 +202,12 @@ void MpiBackend::finish_job(const TaskResult& mpirun) {
   Job& job = *m_job;
   const std::string verdict = mpirun.reason.empty() ? "mpirun exit code 0" : "mpirun " + mpirun.reason;
   const std::string line = notable_line(mpirun.output_tail);
-  const std::string reason = "rank died before the task reported (" + verdict + (line.empty() ? "" : ": " + line) + ")";
+  std::string reason = "rank died before the task reported (" + verdict + (line.empty() ? "" : ": " + line) + ")";
+  // The known cause inside an allocation whose nodes share a host (docs/slurm.md): said where
+  // the user reads the failure, not only in the docs.
+  if (mpirun.status != TaskStatus::ok && std::getenv("SLURM_JOB_ID") && !std::getenv("OMPI_MCA_btl"))
+    reason += "; inside a Slurm allocation Open MPI's shared-memory transport can crash when nodes share a host: "
+              "try OMPI_MCA_btl=self,tcp (docs/slurm.md)";
   const std::size_t unstarted = job.pending.size() > workers() ? job.pending.size() - workers() : 0;
   for (const auto& [id, spec] : job.pending) {
     if (job.cancelled)

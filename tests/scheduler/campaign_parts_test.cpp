@@ -273,10 +273,38 @@ TEST_F(DispatcherParts, ATaskLostToItsLauncherRunsAgainAsItsNextAttempt) {
   EXPECT_EQ(requeued, 2);
 }
 
-TEST_F(DispatcherParts, AttemptsRunOutAndTheLossIsRecorded) {
+// Lost on every attempt while nothing of the run came back: the launcher fails (issue 34: mpirun
+// dying at MPI_Init was recorded as the baseline's own failure, and a resumed run stopped at once).
+TEST_F(DispatcherParts, AttemptsRunOutWithNothingBackAndTheLauncherIsBlamed) {
   start({jobs::TaskStatus::lost, jobs::TaskStatus::lost, jobs::TaskStatus::lost});
-  EXPECT_EQ(run_explore(), std::nullopt);
+  try {
+    (void)run_explore();
+    ADD_FAILURE() << "no LauncherFailed";
+  } catch (const LauncherFailed& failed) {
+    EXPECT_NE(std::string(failed.what()).find("was lost 3 times, and no task of this run came back: its rank died"),
+              std::string::npos)
+        << failed.what();
+  }
   EXPECT_EQ(m_backend->submitted.size(), 3u) << "resources.max_attempts = 3";
+  EXPECT_TRUE(m_ledger->trials().empty()) << "nothing charged to the candidate";
+}
+
+// Once a task came back, the launcher works: a task lost on every attempt is its own (its code may
+// crash the rank), recorded as failed.
+TEST_F(DispatcherParts, AttemptsRunOutAfterATaskCameBackAndTheLossIsRecorded) {
+  start({jobs::TaskStatus::ok, jobs::TaskStatus::lost, jobs::TaskStatus::lost, jobs::TaskStatus::lost});
+  EXPECT_EQ(run_explore(), std::nullopt);
+  EXPECT_EQ(m_dispatch->run({m_tasks->make(0, results::TrialKind::explore, 1)}, [](bool) {}), std::nullopt);
+  EXPECT_EQ(m_backend->submitted.size(), 4u);
+  ASSERT_EQ(m_ledger->trials().size(), 2u);
+  EXPECT_EQ(m_ledger->trials()[0].status, results::TrialStatus::ok);
+  EXPECT_NE(m_ledger->trials()[1].status, results::TrialStatus::ok);
+}
+
+// A batch system's lost jobs have their own accounting: no launcher to blame.
+TEST_F(DispatcherParts, WorkThatOutlivesTheSchedulerRecordsItsLosses) {
+  start({jobs::TaskStatus::lost, jobs::TaskStatus::lost, jobs::TaskStatus::lost}, {.outlives_scheduler = true});
+  EXPECT_EQ(run_explore(), std::nullopt);
   ASSERT_EQ(m_ledger->trials().size(), 1u);
   EXPECT_NE(m_ledger->trials()[0].status, results::TrialStatus::ok);
 }

@@ -100,10 +100,18 @@ void Dispatcher::record(const std::vector<jobs::TaskResult>& finished) {
       drop_evaluation(key.candidate, key.index);
       continue;
     }
+    if (r.status != jobs::TaskStatus::lost) m_launcher_worked = true;
     if (should_requeue(r, m_s.max_attempts)) {
       requeue(r);
       continue;
     }
+    // Lost on every attempt while nothing of this run came back: the launcher fails (a batch
+    // system's lost jobs have their own accounting, and a restarted scheduler takes them up).
+    if (r.status == jobs::TaskStatus::lost && !m_launcher_worked && !m_backend->capabilities().outlives_scheduler)
+      throw LauncherFailed(fmt::format(
+          "{} was lost {} times, and no task of this run came back: {}. The launcher fails, not the candidate: "
+          "nothing was recorded for it; fix the launcher and run the same command again to resume",
+          tasks_text({r.id}), r.attempt + 1, r.reason));
     if (key.kind == results::TrialKind::confirm) {
       record_pairs(r);
       continue;

@@ -5,7 +5,9 @@
 // before anything is decided from them. A task lost to its launcher (its rank died before
 // reporting) runs again as its next attempt while attempts remain; a confirmation's result
 // becomes one trial per pair; an evaluation submitted with its exploration (a pipelined round)
-// is kept only once that exploration is known to have succeeded.
+// is kept only once that exploration is known to have succeeded. A task lost on every attempt
+// before any task of the run came back is the launcher's failure, not the candidate's: nothing
+// is recorded for it and the run stops (LauncherFailed), so that a resumed run runs it again.
 #pragma once
 
 #include <chrono>
@@ -13,6 +15,7 @@
 #include <functional>
 #include <memory>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -26,6 +29,13 @@ namespace flotilla::scheduler {
 class Ledger;
 class SuiteStage;
 class TaskFactory;
+
+// Every task of the run so far was lost to its launcher (mpirun, a rank dying at start), and one
+// has used all its attempts: the campaign stops with this message, nothing charged to a candidate.
+class LauncherFailed : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 class Dispatcher {
  public:
@@ -77,6 +87,7 @@ class Dispatcher {
   std::set<std::uint64_t> m_in_flight;     // task ids submitted whose results are not in the file yet
   std::vector<std::uint64_t> m_unwritten;  // task ids whose results a failed write kept out
   bool m_speculative = false;              // evaluations run alongside their explorations (pipelined)
+  bool m_launcher_worked = false;          // a task of this run came back from its launcher (ok or failed)
   std::vector<jobs::TaskResult> m_held;    // speculative evaluations whose exploration is not in yet
 };
 

@@ -88,6 +88,11 @@ int CampaignRunner::run() {
       }
       m_progress.round_end(progress(round, "done"));
     }
+  } catch (const LauncherFailed& failed) {
+    m_progress.finish();
+    m_ledger.event("launcher_failed", failed.what());
+    m_err << fmt::format("{}: stopped: {}\n", m_s.config_path.string(), failed.what());
+    return kExitError;
   } catch (const results::StoreSpaceError&) {
     // The disk is nearly full: a task that writes large files may be the cause, so the tasks
     // running now are named here and in the journal, which the resumed run repeats.
