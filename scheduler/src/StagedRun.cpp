@@ -76,6 +76,31 @@ Settings stage_settings(const std::function<Settings()>& load, int stage, const 
   return s;
 }
 
+// The final check (issue 34): the staged winner measured against the original baseline directly,
+// in RESULTS.final.h5: a campaign whose baseline is stage 0's and whose only candidate is the
+// winner, explored, verified and confirmed in interleaved pairs like any. The stages' ratios
+// multiplied are no measurement of the whole gain (each stage re-measured its incumbent).
+Settings final_settings(const std::function<Settings()>& load, const std::string& baseline, const std::string& winner) {
+  Settings s = load();
+  const auto campaign_results = s.results;
+  s.results = campaign_results.parent_path() /
+              fmt::format("{}.final{}", campaign_results.stem().string(), campaign_results.extension().string());
+  if (s.slurm.jobs_dir == campaign_results.string() + ".jobs") s.slurm.jobs_dir = s.results.string() + ".jobs";
+  s.tests_dir = s.results.string() + ".tests";
+  s.name += ".final";
+  s.staged = false;
+  s.propose.command.clear();
+  s.baseline = baseline;
+  const auto only = s.space.parse_configuration(winner);
+  const auto reference = s.space.parse_configuration(baseline);
+  s.space.add_predicate("final: the staged winner alone, against the original baseline",
+                        [only, reference](const search::Configuration& c) { return c == only || c == reference; });
+  s.strategy = "grid";
+  s.budget = 1;
+  s.batch = 1;
+  return s;
+}
+
 // What a finished stage file says.
 struct StageOutcome {
   std::filesystem::path file;
@@ -225,12 +250,50 @@ int run_staged_campaign(const std::function<Settings()>& load, const RunOptions&
     shares = profile_of(base.components, chosen);  // the re-profile
   }
 
+  // The whole gain, measured: the winner against the original baseline in interleaved pairs.
+  std::string whole = fmt::format("{:.2f}x over the stages, their ratios multiplied: not measured", overall);
+  std::string final_line;
+  if (incumbent_stage > 0 && base.confirm && applied.empty()) {
+    auto settings = final_settings(load, profile.best->record.config, incumbent.record.config);
+    err << fmt::format("final: the winner against the original baseline ({})\n", settings.results.string());
+    if (run_campaign(settings, options, err, err) == kExitInterrupted) return kExitInterrupted;
+    const auto store = results::Store::open_read(settings.results);
+    const auto summary = results::summarize(store);
+    const results::CandidateSummary* winner = nullptr;
+    for (const auto& c : summary.candidates)
+      if (c.record.origin != "baseline") winner = &c;
+    if (winner && winner->confirmation && winner->confirmation->result.verdict != results::stats::Verdict::pending) {
+      const auto& r = winner->confirmation->result;
+      whole = r.verdict == results::stats::Verdict::faster
+                  ? fmt::format("confirmed {:.3g}x [{:.3g}, {:.3g}] over the baseline in {} pairs", r.ratio, r.low,
+                                r.high, r.pairs)
+                  : fmt::format("{} against the baseline: {:.3g}x [{:.3g}, {:.3g}] in {} pairs",
+                                results::stats::to_string(r.verdict), r.ratio, r.low, r.high, r.pairs);
+    } else {
+      whole = fmt::format("not confirmed against the baseline: {}; the stages' ratios multiplied: {:.2f}x",
+                          winner ? (winner->reason.empty() ? std::string("its median did not beat the baseline's")
+                                                           : winner->reason)
+                                 : std::string("not measured"),
+                          overall);
+    }
+    std::vector<std::string> ratios;
+    for (const auto& h : history)
+      if (h.gain > 0) ratios.push_back(fmt::format("{} {:.3g}x", h.component, 1 + h.gain));
+    final_line = results::printable(fmt::format("final      the winner against the original baseline: {} (stages: {})   {}\n",
+                                                whole, fmt::join(ratios, ", "), settings.results.string()));
+  } else if (incumbent_stage > 0 && !applied.empty()) {
+    whole += " (with proposals the winner's code differs from the baseline's tree: measured stage by stage only)";
+  } else if (incumbent_stage == 0) {
+    whole = "the baseline itself";
+  }
+
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  out << final_line;
   out << fmt::format("stop       {}\n", stop);
   out << fmt::format("baseline   {} {:.4g} (verified)   {}\n", objective, *profile.best->objective,
                      profile.best->record.config);
-  out << fmt::format("best       {} {:.4g} (verified in stage {}, {:.2f}x over the stages)   {}{}\n", objective,
-                     *incumbent.objective, incumbent_stage, overall,
+  out << fmt::format("best       {} {:.4g} (verified in stage {}; {})   {}{}\n", objective,
+                     *incumbent.objective, incumbent_stage, whole,
                      applied.empty() ? std::string() : fmt::format("{} ", fmt::join(applied, "+")),
                      incumbent.record.config);
   out << fmt::format("results    {} .. {}  ({} stages in {:.1f} s; flotilla results summary FILE)\n",

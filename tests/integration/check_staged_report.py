@@ -26,6 +26,10 @@ def summary(h5):
                                      check=True, capture_output=True, text=True).stdout)
 
 
+def baseline_config_of(lines):
+    return re.fullmatch(r"baseline   tokens_per_s \S+ \(verified\)   (.+)", line("baseline"))[1]
+
+
 def line(prefix):
     found = [l for l in lines if l.startswith(prefix)]
     if len(found) != 1:
@@ -73,10 +77,32 @@ for s in stages:
 if not line("stop       "):
     fail("no stop reason")
 
-best = re.fullmatch(r"best       tokens_per_s \S+ \(verified in stage (\d+), [\d.]+x over the stages\)   (.+)", line("best"))
+best = re.fullmatch(r"best       tokens_per_s \S+ \(verified in stage (\d+); (.+?)\)   (.+)", line("best"))
 if not best:
     fail("the best line does not show a verified winner")
 k = int(best[1])
+best = [best[0], best[1], best[3], best[2]]  # [line, stage, config, how the whole gain was measured]
+# The whole gain is measured: the winner against the original baseline in interleaved pairs, in
+# RESULTS.final.h5 (issue 34: 2.47x "over the stages" was the product of the stages' ratios).
+finals = [l for l in lines if l.startswith("final      ")]
+if k > 0:
+    if len(finals) != 1:
+        fail("an accepted stage, and no final line measuring the winner against the original baseline")
+    final = re.fullmatch(r"final      the winner against the original baseline: (.+) \(stages: (.+)\)   (\S+)", finals[0])
+    if not final:
+        fail("malformed final line")
+    final_summary = summary(final[3])
+    fw = [c for c in final_summary["top"] if c["origin"] != "baseline"]
+    if len(fw) != 1 or fw[0]["config"] != best[2] or final_summary["baseline"]["config"] != baseline_config_of(lines):
+        fail(f"the final file does not hold the winner against the original baseline: {final_summary}")
+    confirmation = fw[0].get("confirmation") or {}
+    if confirmation.get("verdict") == "faster":
+        expected = f"confirmed {confirmation['ratio']:.3g}x"
+        if not final[1].startswith(expected) or best[3] != final[1]:
+            fail(f"the final and best lines do not quote the final confirmation ({expected})")
+    print(f"ok: the winner measured against the original baseline: {final[1]}")
+elif finals:
+    fail("no stage was accepted, yet a final line")
 baseline_config = re.fullmatch(r"baseline   tokens_per_s \S+ \(verified\)   (.+)", line("baseline"))[1]
 stage_file = profile[4] if k == 0 else stages[k - 1][16]
 winner = summary(stage_file)["best"]
