@@ -10,6 +10,8 @@
 # and their tests (evaluate.suite = lit | pytest; docs/tests.md).
 # patch applies proposers' patches to candidates' trees; python3-jsonschema checks the proposer
 # context against its schema in the tests (docs/propose.md).
+# chromium (headless) renders `flotilla results report`'s HTML in its test, as a browser would
+# (docs/analysis.md); flotilla itself never runs it.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
@@ -29,4 +31,5 @@ sudo_if_needed apt-get install -y --no-install-recommends -o DPkg::Lock::Timeout
   gnuplot-nox parallel spin \
   patch python3-jsonschema \
   python3-optuna \
+  chromium \
   clang-16 libclang-rt-16-dev llvm-16

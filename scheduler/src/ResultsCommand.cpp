@@ -19,7 +19,7 @@ namespace po = boost::program_options;
 const Subcommand* const kSubcommands[] = {
     &results_cli::kSummary, &results_cli::kHistory, &results_cli::kTop,    &results_cli::kCompare,
     &results_cli::kPareto,  &results_cli::kParams,  &results_cli::kExport, &results_cli::kPlot,
-    &results_cli::kTests,   &results_cli::kProposals,
+    &results_cli::kTests,   &results_cli::kProposals, &results_cli::kReport,
 };
 
 std::string usage() {

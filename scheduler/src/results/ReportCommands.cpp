@@ -1,10 +1,15 @@
-// ReportCommands.cpp — `flotilla results summary | history | top`: one campaign, as tables.
-#include <fmt/format.h>
-
+// ReportCommands.cpp — `flotilla results summary | history | top | report`: one campaign, as
+// tables, or as one HTML page.
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include <fmt/format.h>
 
 #include "ResultsCli.h"
 #include "flotilla/results/Columns.h"
+#include "flotilla/results/HtmlReport.h"
 
 namespace flotilla::cli::results_cli {
 namespace {
@@ -181,6 +186,29 @@ const Subcommand kHistory{.name = "history",
                                                 "round or evaluation");
                               },
                           .run = run_history};
+
+// `results report FILE.h5 -o report.html`: the self-contained HTML report (HtmlReport.h).
+int run_report(const po::variables_map& vm, const std::vector<std::string>& files, std::ostream& out) {
+  if (!vm.count("output")) throw po::error("results report needs -o FILE.html: where to write the report");
+  const auto c = load_campaign(files[0], false);
+  const auto path = vm["output"].as<std::string>();
+  const auto html = results::html_report(c.summary, results::history(c.summary, c.trials), files[0]);
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  file << html;
+  file.close();
+  if (!file) throw std::runtime_error(fmt::format("{}: cannot write the report: {}", path, std::strerror(errno)));
+  out << fmt::format("wrote {} ({} KiB): open it in a browser; it fetches nothing\n", path, (html.size() + 1023) / 1024);
+  return 0;
+}
+
+const Subcommand kReport{.name = "report",
+                         .synopsis = "FILE.h5 -o REPORT.html",
+                         .what = "one self-contained HTML page to share: summary, charts, top, rollbacks",
+                         .add_options =
+                             [](po::options_description& o) {
+                               o.add_options()("output,o", po::value<std::string>(), "the HTML file to write");
+                             },
+                         .run = run_report};
 
 const Subcommand kTop{.name = "top",
                       .synopsis = "FILE.h5 [--top K] [--all]",

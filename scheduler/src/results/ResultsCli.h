@@ -40,7 +40,7 @@ struct Subcommand {
 };
 
 // Defined in the file of each subcommand; listed once in ResultsCommand.cpp.
-extern const Subcommand kSummary, kHistory, kTop;    // ReportCommands.cpp
+extern const Subcommand kSummary, kHistory, kTop, kReport;  // ReportCommands.cpp
 extern const Subcommand kCompare, kPareto, kParams;  // AnalysisCommands.cpp
 extern const Subcommand kExport;                     // ExportCommand.cpp
 extern const Subcommand kPlot;                       // PlotCommand.cpp
