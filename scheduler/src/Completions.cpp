@@ -93,6 +93,35 @@ std::string zsh_quoted(std::string_view text) {
 
 std::string strategy_words() { return fmt::format("{}", fmt::join(search::strategy_names(), " ")); }
 
+// Options of the results subcommands whose values are a fixed list: completed from it, never
+// from file names (`results plot --kind` offered files).
+struct Choices {
+  std::string_view flag;
+  std::string_view words;
+};
+constexpr Choices kChoices[] = {
+    {"--kind", "convergence pareto params timeline tests lineage"},
+    {"--by", "round evaluation"},
+    {"--table", "candidates trials events proposals"},
+    {"--format", "csv json"},
+};
+
+const Choices* choices_of(std::string_view flag) {
+  for (const auto& c : kChoices)
+    if (c.flag == flag) return &c;
+  return nullptr;
+}
+
+}  // namespace
+
+namespace {
+std::string choice_cases() {
+  std::string out;
+  for (const auto& c : kChoices)
+    out += fmt::format("  elif [[ $prev == {0} || $opt == {0} ]]; then\n    COMPREPLY=($(compgen -W \"{1}\" -- \"$cur\"))\n",
+                       c.flag, c.words);
+  return out;
+}
 }  // namespace
 
 std::string bash_completion() {
@@ -124,7 +153,7 @@ _flotilla() {{
   esac
   if [[ $prev == --strategy || $opt == --search.strategy ]]; then
     COMPREPLY=($(compgen -W "{}" -- "$cur"))
-  elif [[ -n $opt || $prev == -o || $prev == --output || $prev == --script ]]; then
+{}  elif [[ -n $opt || $prev == -o || $prev == --output || $prev == --script ]]; then
     COMPREPLY=($(compgen -f -- "$cur"))
   elif [[ $cur == -* ]]; then
     COMPREPLY=($(compgen -W "$words" -- "$cur"))
@@ -137,7 +166,7 @@ _flotilla() {{
 }}
 complete -o filenames -F _flotilla flotilla
 )",
-                     commands, commands, subcommands, cases, strategy_words());
+                     commands, commands, subcommands, cases, strategy_words(), choice_cases());
 }
 
 std::string zsh_completion() {
@@ -148,7 +177,9 @@ std::string zsh_completion() {
   for (const auto& u : units()) {
     std::string specs;
     for (const auto& f : u.flags) {
+      const auto* choices = choices_of(f.name);
       std::string action = f.name == "--strategy" ? fmt::format(":strategy:({})", strategy_words())
+                           : choices              ? fmt::format(":value:({})", choices->words)
                            : f.value              ? ":value:_files"
                                                   : "";
       specs += fmt::format(" \\\n    '{}[{}]{}'", f.name, zsh_quoted(f.help), action);
