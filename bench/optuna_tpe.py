@@ -117,7 +117,7 @@ def main():
             if wrong:
                 sys.exit(f"optuna_tpe.py: {name}, run {r}: {wrong}")
             runs.append(trace)
-        print(json.dumps({"space": name[:-4], "runs": runs}), flush=True)
+        print(json.dumps({"space": name[:-4], "budget": budget, "runs": runs}), flush=True)
 
 
 if __name__ == "__main__":

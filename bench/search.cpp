@@ -58,12 +58,18 @@ struct Figures {
   double mean[3] = {0, 0, 0};
   double p90[3] = {0, 0, 0};    // the worst decile's edge (search_bar.h: interpolated as numpy's default)
   double to_5pct = INFINITY, to_1pct = INFINITY;  // median evaluations (inf: not within budget)
+  std::size_t budget = 200;  // the row's runs' budget: a peer's may be smaller (NaN, no repeats, past it)
   std::vector<double> repeats[3];  // best/opt of each repeat at each budget (empty: exact random sampling)
 };
 
 Figures figures_of(const ReplayResult& result) {
   Figures f;
+  f.budget = result.options.budget;
   for (int b = 0; b < 3; ++b) {
+    if (kBudgets[b] > f.budget) {
+      f.ratio[b] = f.mean[b] = f.p90[b] = NAN;
+      continue;
+    }
     // Over every repeat: one without a valid configuration counts as infinitely far from the
     // optimum (ratio_stats, for the replay report, leaves it out and counts it instead).
     std::vector<double> ratios;
@@ -80,12 +86,15 @@ Figures figures_of(const ReplayResult& result) {
   return f;
 }
 
-std::string evals(double n) { return std::isfinite(n) ? fmt::format("{:.0f}", n) : ">200"; }
+std::string evals(double n, std::size_t budget) { return std::isfinite(n) ? fmt::format("{:.0f}", n) : fmt::format(">{}", budget); }
+
+// A figure, or "-" past the row's budget.
+std::string cell(double v) { return std::isnan(v) ? std::string("-") : fmt::format("{:.3f}", v); }
 
 std::string row(const std::string& name, const Figures& f) {
-  return fmt::format("  {:<20} {:>7.3f} {:>7.3f} {:>7.3f}   {:>7.3f} {:>7.3f} {:>7.3f}   {:>7.3f} {:>7.3f} {:>7.3f}   {:>6} {:>6}\n",
-                     name, f.ratio[0], f.ratio[1], f.ratio[2], f.mean[0], f.mean[1], f.mean[2], f.p90[0], f.p90[1], f.p90[2],
-                     evals(f.to_5pct), evals(f.to_1pct));
+  return fmt::format("  {:<20} {:>7} {:>7} {:>7}   {:>7} {:>7} {:>7}   {:>7} {:>7} {:>7}   {:>6} {:>6}\n", name, cell(f.ratio[0]),
+                     cell(f.ratio[1]), cell(f.ratio[2]), cell(f.mean[0]), cell(f.mean[1]), cell(f.mean[2]), cell(f.p90[0]),
+                     cell(f.p90[1]), cell(f.p90[2]), evals(f.to_5pct, f.budget), evals(f.to_1pct, f.budget));
 }
 
 nlohmann::ordered_json json_of(const Figures& f) {
@@ -115,7 +124,9 @@ std::map<std::string, std::map<std::string, ReplayResult>> read_runs(FILE* pipe,
     auto it = spaces.find(j["space"].get<std::string>());
     if (it == spaces.end()) continue;
     const std::string name = j.contains("strategy") ? j["strategy"].get<std::string>() : "optuna-tpe";
-    ReplayResult r{.options = {.strategy = name, .budget = 200}, .optimum = it->second->optimum()};
+    // "budget": what the runs were run to (peers/run_kernel_tuner.py --budget; default 200).
+    const auto budget = std::min<std::size_t>(j.value("budget", std::size_t{200}), kBudgets[2]);
+    ReplayResult r{.options = {.strategy = name, .budget = budget}, .optimum = it->second->optimum()};
     for (const auto& run : j["runs"]) {
       ReplayRun rr;
       for (const auto& v : run) rr.best.push_back(v.is_null() ? INFINITY : v.get<double>());
@@ -134,6 +145,7 @@ flotilla::bench::BarCells bar_cells(const std::map<std::string, std::map<std::st
     by_budget.resize(3);
     for (const auto& [name, f] : by_strategy)
       for (int b = 0; b < 3; ++b) {
+        if (kBudgets[b] > f.budget) continue;  // a peer's row run to a smaller budget is not judged past it
         flotilla::bench::RowSample row{.repeats = f.repeats[b]};
         if (f.repeats[b].empty()) row.exact_mean = f.mean[b], row.exact_p90 = f.p90[b];  // exact random sampling
         by_budget[b][name] = std::move(row);
@@ -173,8 +185,9 @@ std::string problem_of(const ReplayResult& result, std::size_t repeats, std::siz
   if (result.runs.size() != repeats) return fmt::format("{} runs, not {}", result.runs.size(), repeats);
   for (std::size_t r = 0; r < result.runs.size(); ++r) {
     const auto& run = result.runs[r];
-    if (run.best.size() > std::min(kBudgets[2], space_size) || (spends_budget && !run.exhausted && run.best.size() != kBudgets[2]))
-      return fmt::format("run {}: {} evaluations for a budget of {}{}", r, run.best.size(), kBudgets[2], run.exhausted ? " (space exhausted)" : "");
+    const std::size_t budget = result.options.budget;
+    if (run.best.size() > std::min(budget, space_size) || (spends_budget && !run.exhausted && run.best.size() != budget))
+      return fmt::format("run {}: {} evaluations for a budget of {}{}", r, run.best.size(), budget, run.exhausted ? " (space exhausted)" : "");
     for (std::size_t n = 1; n <= run.best.size(); ++n) {
       const double ratio = result.ratio(run, n), best = run.best[n - 1];
       if (ratio < 1 - 1e-12)
@@ -336,7 +349,7 @@ int main(int argc, char** argv) {
       }
   }
   std::vector<std::string> peers;  // the peer rows read from --peer-lines, then Optuna TPE's
-  std::map<std::string, std::size_t> peer_repeats;
+  std::map<std::string, std::size_t> peer_repeats, peer_budgets;
   for (const auto& file : peer_lines) {
     FILE* in = std::fopen(file.c_str(), "r");
     if (!in) {
@@ -354,6 +367,7 @@ int main(int argc, char** argv) {
           problems.push_back(fmt::format("{} {}: {}", id, name, wrong));
         table[id][name] = figures_of(r);
         peer_repeats[name] = r.runs.size();
+        peer_budgets[name] = r.options.budget;
         if (std::find(peers.begin(), peers.end(), name) == peers.end()) peers.push_back(name);
       }
     std::fclose(in);
@@ -376,7 +390,13 @@ int main(int argc, char** argv) {
   json["optuna_repeats"] = optuna ? optuna_repeats : 0;
   json["seed"] = seed;
   json["batch"] = batch;
-  if (!peer_repeats.empty()) json["peer_repeats"] = peer_repeats;
+  if (!peer_repeats.empty()) {
+    json["peer_repeats"] = peer_repeats;
+    json["peer_budgets"] = peer_budgets;
+    std::cout << "peer rows (--peer-lines):";
+    for (const auto& [name, n] : peer_repeats) std::cout << fmt::format(" {} ({} repeats to {})", name, n, peer_budgets[name]);
+    std::cout << '\n';
+  }
   for (const auto& [id, by_strategy] : table) {
     const auto* s = by_id[id];
     std::cout << fmt::format("\n{} ({} configurations, {} failed, optimum {:g})\n", id, s->size(), s->failures(), s->optimum());
@@ -395,9 +415,12 @@ int main(int argc, char** argv) {
       if (by_strategy.contains(name))
         for (int b = 0; b < 3; ++b) at[b].push_back(by_strategy.at(name).ratio[b]);
     if (at[0].empty()) continue;
-    double m[3] = {median(at[0]), median(at[1]), median(at[2])};
-    std::cout << fmt::format("  {:<20} {:>7.3f} {:>7.3f} {:>7.3f}\n", name, m[0], m[1], m[2]);
-    json["median_over_spaces"][name] = {m[0], m[1], m[2]};
+    double m[3];
+    for (int b = 0; b < 3; ++b)
+      m[b] = std::any_of(at[b].begin(), at[b].end(), [](double v) { return std::isnan(v); }) ? NAN : median(at[b]);
+    std::cout << fmt::format("  {:<20} {:>7} {:>7} {:>7}\n", name, cell(m[0]), cell(m[1]), cell(m[2]));
+    auto num = [](double v) { return std::isnan(v) ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(v); };
+    json["median_over_spaces"][name] = {num(m[0]), num(m[1]), num(m[2])};
   }
   // The target for the default strategy: no worse than random on every space (mean
   // best/opt against the exact expectation) and below Optuna's median over spaces.
@@ -412,7 +435,8 @@ int main(int argc, char** argv) {
       if (by_strategy.contains(default_strategy) && by_strategy.at(default_strategy).mean[b] > by_strategy.at("random-exact").mean[b] + 1e-9)
         beats_random = false;
   for (int b = 0; b < 3 && beats_optuna; ++b)
-    beats_optuna = json["median_over_spaces"][default_strategy][b].get<double>() <= json["median_over_spaces"]["optuna-tpe"][b].get<double>();
+    if (!json["median_over_spaces"]["optuna-tpe"][b].is_null())  // Optuna run to a smaller budget: not past it
+      beats_optuna = json["median_over_spaces"][default_strategy][b].get<double>() <= json["median_over_spaces"]["optuna-tpe"][b].get<double>();
   if (!ran_default) std::cout << fmt::format("\ndefault '{}' was not among the strategies run\n", default_strategy);
   else
     std::cout << fmt::format("\ndefault '{}': {} random on every space, {}\n", default_strategy,

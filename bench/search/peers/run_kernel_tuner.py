@@ -164,7 +164,7 @@ def main():
                         break
                 ended_early += len(trace) < min(budget, len(table))
                 runs.append(trace)
-            print(json.dumps({"space": space_id, "strategy": "kt-" + strategy, "runs": runs, "ended_early": ended_early,
+            print(json.dumps({"space": space_id, "strategy": "kt-" + strategy, "budget": budget, "runs": runs, "ended_early": ended_early,
                               "errors": errors[:5], "seconds": round(time.process_time() - started, 1)}), flush=True)
 
 
