@@ -3,7 +3,7 @@
 
 usage: optuna_tpe.py SPACES_DIR [--repeats N] [--budget B] [--seed S] [--spaces a,b] [--univariate]
 
-Prints one JSON line per <id>.csv space: {"space": id, "runs": [[best so far after each
+Prints one JSON line per <id>.csv space: {"space": id, "budget": B, "runs": [[best so far after each
 evaluation, ...], ...]}, null while nothing has succeeded. Runs with Debian's /usr/bin/python3
 and its python3-optuna (3.1). The protocol is Kernel Tuner's simulation mode, which is the kindest
 to a sampler that knows no constraints:

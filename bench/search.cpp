@@ -111,7 +111,7 @@ double median(std::vector<double> v) {
 }
 
 // Optuna's (and the peers') runs arrive as one JSON line per space (and row):
-// {"space": id, ["strategy": row,] "runs": [[best so far...]]}; no "strategy" is "optuna-tpe".
+// {"space": id, ["strategy": row,] ["budget": B,] "runs": [[best so far...]]}; no "strategy" is "optuna-tpe".
 std::map<std::string, std::map<std::string, ReplayResult>> read_runs(FILE* pipe, const std::map<std::string, const RecordedSpace*>& spaces) {
   std::map<std::string, std::map<std::string, ReplayResult>> out;
   std::string text;

@@ -7,7 +7,7 @@ usage: run_kernel_tuner.py SPACES_DIR [--kernel-tuner DIR] [--strategies a,b] [-
 DIR is what setup_kernel_tuner.sh made (default $HOME/.cache/flotilla-peers/kernel_tuner-1.0).
 Prints one JSON line per <id>.csv space and strategy, in the format bench/search reads with
 --peer-lines (that of optuna_tpe.py, with the row's name):
-  {"space": id, "strategy": "kt-bayes_opt", "runs": [[best so far after each evaluation, ...], ...],
+  {"space": id, "strategy": "kt-bayes_opt", "budget": B, "runs": [[best so far after each evaluation, ...], ...],
    "ended_early": n, "errors": [...], "seconds": s}
 null while nothing has succeeded. The protocol is Kernel Tuner's own simulation mode
 (tune_kernel(..., cache=FILE, simulation_mode=True)), as PEERS.md's figures were made:
