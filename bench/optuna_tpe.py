@@ -3,7 +3,7 @@
 
 usage: optuna_tpe.py SPACES_DIR [--repeats N] [--budget B] [--seed S] [--spaces a,b] [--univariate]
 
-Prints one JSON line per <id>.csv space: {"space": id, "runs": [[best so far after each
+Prints one JSON line per <id>.csv space: {"space": id, "budget": B, "runs": [[best so far after each
 evaluation, ...], ...]}, null while nothing has succeeded. Runs with Debian's /usr/bin/python3
 and its python3-optuna (3.1). The protocol is Kernel Tuner's simulation mode, which is the kindest
 to a sampler that knows no constraints:
@@ -117,7 +117,7 @@ def main():
             if wrong:
                 sys.exit(f"optuna_tpe.py: {name}, run {r}: {wrong}")
             runs.append(trace)
-        print(json.dumps({"space": name[:-4], "runs": runs}), flush=True)
+        print(json.dumps({"space": name[:-4], "budget": budget, "runs": runs}), flush=True)
 
 
 if __name__ == "__main__":

@@ -84,6 +84,22 @@ inline std::pair<double, double> bootstrap_difference(const RowSample& a, const 
   return {at(0.05), at(0.95)};
 }
 
+// The 90% percentile-bootstrap interval of one row's statistic (its spread over repeats).
+inline std::pair<double, double> bootstrap_statistic(const RowSample& a, Statistic which, std::size_t draws = 2000,
+                                                     std::uint64_t seed = 20261204) {
+  if (a.exact(which) || a.repeats.empty()) return {a.value(which), a.value(which)};
+  std::mt19937_64 rng(seed);
+  std::vector<double> values;
+  for (std::size_t k = 0; k < draws; ++k) {
+    std::vector<double> drawn(a.repeats.size());
+    for (auto& v : drawn) v = a.repeats[rng() % a.repeats.size()];
+    values.push_back(statistic(std::move(drawn), which));
+  }
+  std::sort(values.begin(), values.end());
+  auto at = [&](double q) { return values[static_cast<std::size_t>(q * static_cast<double>(values.size() - 1))]; };
+  return {at(0.05), at(0.95)};
+}
+
 // The cells judged and the misses among them.
 struct BarResult {
   std::size_t cells = 0;  // spaces × budgets × 2 statistics
@@ -119,6 +135,125 @@ inline BarResult judge_bar(const BarCells& cells, const std::vector<std::size_t>
         result.misses.push_back({space, budgets[b], which, value, *best, best_value, low, high});
       }
     }
+  return result;
+}
+
+// Issue 36's bar against the peers (other tuners' strategies: Kernel Tuner's, Optuna TPE), cell by
+// cell and in aggregate. In each cell (space × budget × mean / p90) the candidate is compared
+// with the best peer row of that cell: it fails the cell only when it is behind by more than
+// `margin` (0.005: 0.5% of the optimum) with significance, i.e. when the 90% bootstrap interval of
+// candidate − best peer lies entirely above `margin`. In aggregate, its geometric mean over every
+// cell must be below every single peer row's; each comparison comes with a 90% bootstrap interval
+// of the ratio of geometric means − 1, resampling each row's repeats per space (the same
+// resampled repeats read off at every budget: the budgets of one run are not independent).
+struct PeerCell {
+  std::string space;
+  std::size_t budget = 0;
+  Statistic stat = Statistic::mean;
+  double value = 0;          // the candidate's
+  std::string best_peer;     // the peer row with the best figure
+  double peer_value = 0;
+  double low = 0, high = 0;  // 90% bootstrap interval of value − peer_value
+};
+
+struct PeerAggregate {
+  std::string peer;
+  std::size_t cells = 0;       // cells both rows have
+  double candidate = 0, other = 0;  // geometric means over those cells
+  double low = 0, high = 0;    // 90% bootstrap interval of candidate / other − 1
+  bool ahead() const { return candidate < other; }
+};
+
+struct PeerResult {
+  double margin = 0.005;
+  std::vector<PeerCell> cells;
+  std::vector<PeerAggregate> aggregates;  // one per peer row, in the order given
+  std::vector<const PeerCell*> behind() const {  // significantly behind by more than the margin
+    std::vector<const PeerCell*> out;
+    for (const auto& c : cells)
+      if (c.low > margin) out.push_back(&c);
+    return out;
+  }
+  bool ahead_of_every_peer() const {
+    return std::all_of(aggregates.begin(), aggregates.end(), [](const PeerAggregate& a) { return a.ahead(); });
+  }
+  bool met() const { return behind().empty() && ahead_of_every_peer(); }
+};
+
+inline PeerResult judge_peers(const BarCells& cells, const std::vector<std::size_t>& budgets, const std::string& candidate,
+                              const std::vector<std::string>& peers, double margin = 0.005, std::size_t draws = 2000,
+                              std::uint64_t seed = 20261204) {
+  PeerResult result;
+  result.margin = margin;
+  for (const auto& [space, by_budget] : cells)
+    for (std::size_t b = 0; b < by_budget.size() && b < budgets.size(); ++b) {
+      const auto& rows = by_budget[b];
+      auto mine = rows.find(candidate);
+      if (mine == rows.end()) continue;
+      for (auto which : {Statistic::mean, Statistic::p90}) {
+        const std::string* best = nullptr;
+        double best_value = INFINITY;
+        for (const auto& peer : peers)
+          if (auto it = rows.find(peer); it != rows.end() && (!best || it->second.value(which) < best_value))
+            best_value = it->second.value(which), best = &it->first;
+        if (!best) continue;
+        const double value = mine->second.value(which);
+        auto [low, high] = bootstrap_difference(mine->second, rows.at(*best), which, draws);
+        result.cells.push_back({space, budgets[b], which, value, *best, best_value, low, high});
+      }
+    }
+  // Geometric means, and their ratio's interval: per draw, each row's repeats of each space are
+  // resampled once and read off at every budget and by both statistics.
+  std::mt19937_64 rng(seed);
+  for (const auto& peer : peers) {
+    PeerAggregate agg{.peer = peer};
+    double log_mine = 0, log_other = 0;
+    std::vector<std::pair<const std::vector<std::map<std::string, RowSample>>*, std::size_t>> spaces;  // by_budget, budgets both have
+    for (const auto& [space, by_budget] : cells) {
+      std::size_t shared = 0;
+      for (std::size_t b = 0; b < by_budget.size() && b < budgets.size(); ++b) {
+        if (!by_budget[b].contains(candidate) || !by_budget[b].contains(peer)) continue;
+        for (auto which : {Statistic::mean, Statistic::p90}) {
+          log_mine += std::log(by_budget[b].at(candidate).value(which));
+          log_other += std::log(by_budget[b].at(peer).value(which));
+          ++agg.cells;
+        }
+        shared = b + 1;
+      }
+      if (shared) spaces.push_back({&by_budget, shared});
+    }
+    if (agg.cells == 0) continue;
+    const double n = static_cast<double>(agg.cells);
+    agg.candidate = std::exp(log_mine / n), agg.other = std::exp(log_other / n);
+    std::vector<double> ratios;
+    for (std::size_t k = 0; k < draws; ++k) {
+      double sum = 0;
+      for (const auto& [by_budget, shared] : spaces) {
+        for (const std::string* row : {&candidate, &peer}) {
+          const auto& first = by_budget->at(0).at(*row);
+          std::vector<std::size_t> pick(first.repeats.size());
+          for (auto& i : pick) i = rng() % first.repeats.size();
+          for (std::size_t b = 0; b < shared; ++b) {
+            const auto& sample = by_budget->at(b).at(*row);
+            for (auto which : {Statistic::mean, Statistic::p90}) {
+              double v = sample.exact(which) ? *sample.exact(which) : 0;
+              if (!sample.exact(which)) {
+                std::vector<double> drawn;
+                for (auto i : pick) drawn.push_back(sample.repeats[i]);
+                v = statistic(std::move(drawn), which);
+              }
+              sum += (row == &candidate ? 1 : -1) * std::log(v);
+            }
+          }
+        }
+      }
+      ratios.push_back(std::exp(sum / n) - 1);
+    }
+    std::sort(ratios.begin(), ratios.end());
+    agg.low = ratios[static_cast<std::size_t>(0.05 * static_cast<double>(draws - 1))];
+    agg.high = ratios[static_cast<std::size_t>(0.95 * static_cast<double>(draws - 1))];
+    result.aggregates.push_back(agg);
+  }
   return result;
 }
 

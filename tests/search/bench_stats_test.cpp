@@ -109,3 +109,54 @@ TEST(BenchStats, RandomExactMatchesEnumeration) {
   EXPECT_EQ(r.p90, 2.0);      // P(best <= 1.5) = 31/35 < 0.9 <= P(best <= 2.0) = 34/35
   EXPECT_EQ(r.to_5pct, 4.0);  // P(configuration 0 not among m draws) = (7-m)/7: 4/7 at m = 3, 3/7 at m = 4
 }
+
+TEST(BenchStats, PeersBarFailsOnlyASignificantGapBeyondTheMargin) {
+  // Three budgets on one space. At 50 the candidate is behind the best peer by 0.2% (inside the
+  // 0.5% margin: not behind); at 100 by 3% in every repeat (behind, significantly); at 200 ahead.
+  BarCells cells;
+  auto& by_budget = cells["s"];
+  by_budget.resize(3);
+  auto around = [](double centre) {
+    std::vector<double> v;
+    for (int i = 0; i < 40; ++i) v.push_back(centre + 0.0001 * (i % 5));
+    return v;
+  };
+  by_budget[0]["cand"] = {.repeats = around(1.012)};
+  by_budget[0]["kt-a"] = {.repeats = around(1.010)};
+  by_budget[0]["kt-b"] = {.repeats = around(1.050)};
+  by_budget[1]["cand"] = {.repeats = around(1.040)};
+  by_budget[1]["kt-a"] = {.repeats = around(1.010)};
+  by_budget[1]["kt-b"] = {.repeats = around(1.020)};
+  by_budget[2]["cand"] = {.repeats = around(1.000)};
+  by_budget[2]["kt-a"] = {.repeats = around(1.010)};
+  by_budget[2]["kt-b"] = {.repeats = around(1.001)};
+  auto result = judge_peers(cells, {50, 100, 200}, "cand", {"kt-a", "kt-b"});
+  ASSERT_EQ(result.cells.size(), 6u);
+  EXPECT_EQ(result.cells[0].best_peer, "kt-a");
+  EXPECT_EQ(result.cells[4].best_peer, "kt-b");  // at 200 kt-b is the best peer
+  const auto behind = result.behind();
+  ASSERT_EQ(behind.size(), 2u);  // mean and p90 at 100
+  for (const auto* c : behind) EXPECT_EQ(c->budget, 100u);
+  // The geometric means over the 6 cells: the candidate's is below kt-b's, above kt-a's.
+  ASSERT_EQ(result.aggregates.size(), 2u);
+  EXPECT_EQ(result.aggregates[0].peer, "kt-a");
+  EXPECT_FALSE(result.aggregates[0].ahead());
+  EXPECT_TRUE(result.aggregates[1].ahead());
+  EXPECT_EQ(result.aggregates[1].cells, 6u);
+  EXPECT_LT(result.aggregates[1].high, 0.0);  // ahead of kt-b in every resample
+  EXPECT_LE(result.aggregates[1].low, result.aggregates[1].candidate / result.aggregates[1].other - 1);
+  EXPECT_FALSE(result.met());
+  // Without the cell at 100 and without kt-a: met.
+  by_budget[1]["cand"] = {.repeats = around(1.019)};
+  EXPECT_TRUE(judge_peers(cells, {50, 100, 200}, "cand", {"kt-b"}).met());
+}
+
+TEST(BenchStats, BootstrapOfOneStatisticBracketsIt) {
+  RowSample row{.repeats = {1.0, 1.0, 1.1, 1.2, 1.0, 1.3, 1.0, 1.0, 1.05, 1.0}};
+  auto [low, high] = bootstrap_statistic(row, Statistic::mean);
+  EXPECT_LE(low, row.value(Statistic::mean));
+  EXPECT_GE(high, row.value(Statistic::mean));
+  EXPECT_LT(low, high);
+  RowSample exact{.exact_mean = 1.1, .exact_p90 = 1.3};
+  EXPECT_EQ(bootstrap_statistic(exact, Statistic::p90), std::make_pair(1.3, 1.3));
+}
