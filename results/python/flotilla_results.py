@@ -3,7 +3,8 @@
     import flotilla_results
     campaign = flotilla_results.read_campaign("quickstart.h5")
     campaign.candidates     # one row per candidate, with its status, objective and parameters
-    campaign.trials         # one row per recorded trial (explore repeats and evaluate shards)
+    campaign.trials         # one row per recorded trial (explore repeats, evaluate shards, confirmation pairs;
+                            # a pair's duration is its share of its confirmation's time)
     campaign.metrics        # every reported metric, one row per (trial, name)
     campaign.test_outcomes  # one row per evaluate shard: the test outcomes recorded so far
     campaign.tests          # per-test outcomes, one row per (candidate, test), when the file records
@@ -193,6 +194,13 @@ def _trials_frame(rows, metric_rows):
         "output_tail": [_text(o) for o in rows["output_tail"]],
     })
     frame["duration"] = frame["end"] - frame["start"]
+    # A confirmation's pairs are recorded with the whole confirmation's start and end (one task,
+    # flotilla-pairs, which times no pair on its own): each pair's duration is its share, so that
+    # summing durations counts the confirmation's time once, not once per pair.
+    confirm = frame["kind"] == "confirm"
+    if confirm.any():
+        share = frame[confirm].groupby(["candidate", "start", "end"])["duration"].transform("size")
+        frame.loc[confirm, "duration"] = frame.loc[confirm, "duration"] / share
     for column in ("rank", "host", "device", "cores"):  # recorded by newer writers
         if column in (rows.dtype.names or ()):
             values = rows[column]
