@@ -1,6 +1,7 @@
 // SummaryReport.cpp — `flotilla results summary` as aligned text for people and one JSON object
 // for scripts, both from the same CampaignSummary.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -354,6 +355,66 @@ std::string summary_text(const CampaignSummary& s, std::size_t top_k) {
   if (!s.failures_by_reason.empty()) {
     out += "\nfailed trials by reason\n";
     for (const auto& [reason, n] : s.failures_by_reason) out += fmt::format("  {:>5}  {}\n", n, reason);
+  }
+  return out;
+}
+
+namespace {
+// Columns a UTF-8 string takes (its code points; the report uses no wide characters).
+std::size_t columns(std::string_view text) {
+  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(),
+                                                [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+bool is_label_line(std::string_view line) {
+  if (line.size() < 12 || line[10] != ' ' || line[11] == ' ') return false;
+  if (line.starts_with(std::string_view("           "))) return true;  // a label line's own continuation
+  if (!std::islower(static_cast<unsigned char>(line[0]))) return false;
+  return std::all_of(line.begin(), line.begin() + 10, [](char c) {
+    return c == ' ' || c == '-' || std::isalnum(static_cast<unsigned char>(c));
+  });
+}
+}  // namespace
+
+std::string wrap_report(std::string_view text, std::size_t width) {
+  constexpr std::size_t kIndent = 11;
+  if (width <= kIndent + 20) return std::string(text);
+  std::string out;
+  std::size_t begin = 0;
+  while (begin < text.size()) {
+    auto end = text.find('\n', begin);
+    const bool newline = end != std::string_view::npos;
+    if (!newline) end = text.size();
+    const auto line = text.substr(begin, end - begin);
+    begin = end + 1;
+    if (columns(line) <= width || !is_label_line(line)) {
+      out += line;
+      if (newline) out += '\n';
+      continue;
+    }
+    std::string current(line.substr(0, kIndent));
+    std::size_t used = kIndent;
+    bool first_word = true;
+    std::size_t pos = kIndent;
+    while (pos < line.size()) {
+      const auto space = line.find(' ', pos);
+      const auto word = line.substr(pos, space == std::string_view::npos ? std::string_view::npos : space - pos);
+      pos = space == std::string_view::npos ? line.size() : space + 1;
+      if (word.empty()) continue;
+      const auto w = columns(word);
+      if (!first_word && used + 1 + w > width) {
+        out += current + '\n';
+        current = std::string(kIndent, ' ');
+        used = kIndent;
+        first_word = true;
+      }
+      if (!first_word) current += ' ', ++used;
+      current += word;
+      used += w;
+      first_word = false;
+    }
+    out += current;
+    if (newline) out += '\n';
   }
   return out;
 }

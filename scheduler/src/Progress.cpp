@@ -28,6 +28,12 @@ int terminal_width() {
 
 }  // namespace
 
+int stdout_columns() {
+  winsize size{};
+  if (::isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0) return size.ws_col;
+  return 0;
+}
+
 Progress::Progress(std::ostream& err, bool live) : m_err(err), m_live(live) {
   if (!m_live) return;
   m_width = terminal_width();
@@ -75,7 +81,8 @@ void Progress::finish() {
 
 void Progress::note(const std::string& line) {
   if (m_live && m_dirty) m_err << "\r\033[K";
-  m_err << results::printable(line) << '\n' << std::flush;  // notes quote task output (Printable.h)
+  // Notes quote task output (Printable.h); on a terminal they are broken on words to its width.
+  m_err << (m_live ? wrap_note(results::printable(line), m_width) : results::printable(line)) << '\n' << std::flush;
   m_dirty = false;
   m_last = {};  // redraw the live line at the next update
 }

@@ -14,6 +14,10 @@
 
 namespace flotilla::scheduler {
 
+// The columns of the terminal standard output is; 0 when it is none (a pipe, a file): reports
+// are wrapped to it (results::wrap_report) only on a terminal.
+int stdout_columns();
+
 class Progress {
  public:
   // live: stderr is a terminal; installs a SIGWINCH handler for as long as this object lives.

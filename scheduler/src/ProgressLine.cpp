@@ -158,6 +158,27 @@ std::size_t display_width(const std::string& text) {
 // The fields that fit in brief, most important first; then as many of those in full as still
 // fit, most important first. So a narrow terminal shows more fields, abbreviated, rather than
 // fewer in full.
+std::string wrap_note(const std::string& line, int width) {
+  const auto limit = static_cast<std::size_t>(width > 20 ? width - 1 : 0);
+  if (limit == 0 || display_width(line) <= limit) return line;
+  std::string out, row;
+  std::size_t pos = 0;
+  while (pos < line.size()) {
+    auto space = line.find(' ', pos);
+    if (space == std::string::npos) space = line.size();
+    const auto word = line.substr(pos, space - pos);
+    pos = space + 1;
+    if (word.empty()) continue;
+    if (!row.empty() && display_width(row) + 1 + display_width(word) > limit) {
+      out += row + '\n';
+      row = "  ";
+    }
+    if (!row.empty() && row != "  ") row += ' ';
+    row += word;
+  }
+  return out + row;
+}
+
 std::string format_progress(const ProgressState& s, int width, Seconds elapsed) {
   const auto all = fields(s, elapsed);
   std::vector<const std::string*> shown(all.size(), nullptr);  // by display position

@@ -66,6 +66,10 @@ std::string duration_text(Seconds d);
 // Terminal columns of UTF-8 text, counting each code point as one column.
 std::size_t display_width(const std::string& text);
 
+// A note line ("candidate 4: confirmed faster ...") broken on words into rows narrower than
+// `width`, continued two columns in, so that a terminal never wraps it mid-word; width 0: as is.
+std::string wrap_note(const std::string& line, int width);
+
 // The line, at most width - 1 columns; width 0 means no limit (a log file).
 std::string format_progress(const ProgressState& s, int width, Seconds elapsed);
 

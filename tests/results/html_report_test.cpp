@@ -50,3 +50,35 @@ TEST(HtmlReport, NamesTheWinnerAndDrawsEveryEvaluation) {
 
 }  // namespace
 }  // namespace flotilla::results
+
+namespace flotilla::results {
+namespace {
+
+// The final report at 80 columns (issue 34: it wrapped mid-word): prose lines wrapped on words,
+// continued under their text; tables left whole.
+TEST(WrapReport, ProseLinesWrapUnderTheirTextTablesStay) {
+  const std::string prose =
+      "tie        candidate 1 and candidate 2 cannot be told apart: 1x [0.989, 1.01] head to head in 11 pairs "
+      "(no significant difference); the winner is named by its ratio over the baseline";
+  const std::string table = "     1      2       2.003  [1.98, 2.003]            1.2%  explored      faster 2x       v=b "
+                            "and a long configuration text";
+  const auto out = wrap_report(prose + "\n" + table + "\n", 80);
+  std::vector<std::string> lines;
+  for (std::size_t b = 0, e; (e = out.find('\n', b)) != std::string::npos; b = e + 1) lines.push_back(out.substr(b, e - b));
+  ASSERT_GE(lines.size(), 3u);
+  EXPECT_EQ(lines.back(), table);
+  for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
+    EXPECT_LE(lines[i].size(), 80u) << lines[i];
+    if (i > 0) EXPECT_TRUE(lines[i].starts_with(std::string(11, ' ')) && lines[i][11] != ' ') << lines[i];
+  }
+  EXPECT_TRUE(lines[0].starts_with("tie        candidate 1 and"));
+  // Every word kept, in order.
+  std::string joined;
+  for (std::size_t i = 0; i + 1 < lines.size(); ++i) joined += (i ? " " : "") + lines[i].substr(i ? 11 : 0);
+  EXPECT_EQ(joined, prose);
+  EXPECT_EQ(wrap_report(prose, 0), prose);  // not a terminal
+  EXPECT_EQ(wrap_report("short      line\n", 80), "short      line\n");
+}
+
+}  // namespace
+}  // namespace flotilla::results

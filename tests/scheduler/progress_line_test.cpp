@@ -231,3 +231,24 @@ TEST(ProgressFromSummary, SeveralObjectivesCountTheFrontAndNameThePick) {
 
 }  // namespace
 }  // namespace flotilla::scheduler
+
+// A note longer than the terminal is broken on words, every row narrower than it (a row that
+// reaches the last column makes the terminal wrap it mid-word).
+TEST(ProgressLine, ALongNoteIsBrokenOnWordsToTheWidth) {
+  const std::string note = "candidate 11: no significant difference: 1x [1, 1] over candidate 10 head to head in "
+                           "12 pairs";
+  const auto out = flotilla::scheduler::wrap_note(note, 80);
+  ASSERT_NE(out.find('\n'), std::string::npos);
+  std::string joined;
+  std::size_t begin = 0;
+  for (std::size_t end; begin <= out.size(); begin = end + 1) {
+    end = out.find('\n', begin);
+    if (end == std::string::npos) end = out.size();
+    const auto row = out.substr(begin, end - begin);
+    EXPECT_LT(row.size(), 80u) << row;
+    joined += (joined.empty() ? "" : " ") + (begin == 0 ? row : row.substr(2));
+  }
+  EXPECT_EQ(joined, note);
+  EXPECT_EQ(flotilla::scheduler::wrap_note("short", 80), "short");
+  EXPECT_EQ(flotilla::scheduler::wrap_note(note, 0), note);
+}

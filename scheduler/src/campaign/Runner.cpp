@@ -229,9 +229,11 @@ int CampaignRunner::report(const std::string& stop, double seconds) {
   results::add_proposals(summary, m_ledger.candidates(), m_ledger.proposals());
   // The report quotes task output (reasons, test names, a failed baseline's reason in `stop`):
   // shown escaped, so none of it can drive the terminal (Printable.h).
-  m_out << results::printable(fmt::format("{}: {} in {:.1f} s\n{}\nresults    {}  (flotilla results summary {})\n",
-                                          m_s.name, stop, seconds, results::summary_text(summary, 5),
-                                          m_s.results.string(), jobs::shell_quote(m_s.results.string())));
+  m_out << results::wrap_report(
+      results::printable(fmt::format("{}: {} in {:.1f} s\n{}\nresults    {}  (flotilla results summary {})\n",
+                                     m_s.name, stop, seconds, results::summary_text(summary, 5), m_s.results.string(),
+                                     jobs::shell_quote(m_s.results.string()))),
+      static_cast<std::size_t>(stdout_columns()));
   return summary.best ? kExitOk : kExitNothingVerified;
 }
 

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "../Progress.h"
 #include "ResultsCli.h"
 #include "flotilla/results/Columns.h"
 #include "flotilla/results/HtmlReport.h"
@@ -26,7 +27,7 @@ int run_summary(const po::variables_map& vm, const std::vector<std::string>& fil
   auto c = load_campaign(files[0], json);
   const auto top = vm["top"].as<std::size_t>();
   if (!json) {
-    out << results::summary_text(c.summary, top);
+    out << results::wrap_report(results::summary_text(c.summary, top), static_cast<std::size_t>(scheduler::stdout_columns()));
     return 0;
   }
   auto j = nlohmann::json::parse(results::summary_json(c.summary, top));

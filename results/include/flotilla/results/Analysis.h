@@ -207,6 +207,11 @@ std::string candidate_label(const CandidateSummary& candidate);
 CampaignSummary summarize(const Store& store);
 
 std::string summary_text(const CampaignSummary& summary, std::size_t top_k);
+// The report's prose lines ("best       ...": a label padded to 10 columns, a space, the text)
+// wrapped at `width` columns on word boundaries, continued under the text (11 columns in), so
+// an 80-column terminal reads them whole; tables and other lines are left as they are (a table
+// cut in the middle is worse than a wide one). width 0: unchanged.
+std::string wrap_report(std::string_view text, std::size_t width);
 std::string summary_json(const CampaignSummary& summary, std::size_t top_k);
 
 }  // namespace flotilla::results
