@@ -24,7 +24,10 @@ trap cleanup EXIT
 # at 120k one quiet run fitted, 2026-12-03), so the disk fills mid-campaign whatever the noise.
 mount -t tmpfs -o size=80k tmpfs "$mnt" 2>/dev/null || { echo "skipped: cannot mount a tmpfs (needs root)"; exit 77; }
 h5="$mnt/full.h5"
-run() { "$flotilla" run "$config" --campaign.results="$h5" --search.budget=8 --no-live "$@"; }
+# Confirmations of at most 12 pairs (one look): what is tested is the disk, not the verdict, and
+# at the default 100 pairs a noisy machine spent most of the test's 94 s confirming. The disk
+# still fills, and the EIO shim still fires, in round 0 (2026-12-04, on a loaded machine).
+run() { "$flotilla" run "$config" --campaign.results="$h5" --search.budget=8 --confirm.max_pairs=12 --no-live "$@"; }
 
 set +e
 FLOTILLA_STORE_RESERVE_BYTES=0 run >"$work/full.log" 2>&1
