@@ -354,7 +354,24 @@ TEST(LocalBackend, DescendantsThatLeaveTheGroupEndWithTheTask) {
 // left (here: a process started with the tag, as an orphan of an earlier run would carry it).
 TEST(LocalBackend, CampaignLeftoversAreFoundByTheirTag) {
   const std::string tag = "/tmp/flotilla-test-campaign-" + std::to_string(::getpid()) + ".h5";
-  ASSERT_EQ(std::system(("FLOTILLA_CAMPAIGN=" + tag + " setsid sleep 60 </dev/null >/dev/null 2>&1 &").c_str()), 0);
+  const std::string pid_file = tag + ".pid";
+  ASSERT_EQ(std::system(("FLOTILLA_CAMPAIGN=" + tag + " setsid sleep 60 </dev/null >/dev/null 2>&1 & echo $! >" +
+                         pid_file).c_str()), 0);
+  // Until the process has become `sleep`: between its fork and its exec it carries the tag as `sh`
+  // or `setsid`, and on a loaded machine it was found (and named) so (ctest -j2, 2026-12-04).
+  pid_t pid = 0;
+  std::ifstream(pid_file) >> pid;
+  std::filesystem::remove(pid_file);
+  const auto comm = [pid] {
+    std::string name;
+    std::ifstream("/proc/" + std::to_string(pid) + "/comm") >> name;
+    return name;
+  };
+  for (int i = 0; i < 250 && pid > 0; ++i) {
+    const auto name = comm();
+    if (name == "sleep" || name.empty()) break;  // exec'd, or gone (then the loop below says so)
+    std::this_thread::sleep_for(20ms);
+  }
   std::string killed;
   for (int i = 0; i < 50 && killed.empty(); ++i) {
     std::this_thread::sleep_for(20ms);
