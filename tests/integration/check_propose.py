@@ -28,6 +28,7 @@ usage: check_propose.py FLOTILLA WORK [--backend local|slurm] [--partition P]
 import glob
 import json
 import os
+import resource
 import shutil
 import signal
 import subprocess
@@ -35,6 +36,10 @@ import sys
 import time
 
 import h5py
+
+# The examples' crashing candidates must not leave core files in the repository (their tasks
+# run from its root); children, and Slurm's tasks through its rlimit propagation, inherit this.
+resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 FLOTILLA, WORK = sys.argv[1:3]
 BACKEND = "local"
