@@ -3,7 +3,7 @@
 // repeats; the uniform `random` strategy is measured in the same run as the floor.
 //
 // usage: search_ask_cost [SPACES_DIR] [--strategy NAME] [--repeats N] [--seed S]
-//                        [--at 100,200,500] [--spaces id1,id2] [--target-ms 50]
+//                        [--at 100,200,500] [--spaces id1,id2] [--target-ms 50] [--prefill]
 // Each repeat replays the strategy one configuration at a time (ask(1), then tell) up to the
 // largest N, and times (this thread's CPU clock) the ask made when exactly N outcomes have been
 // told, and the mean of the asks at N-4 .. N (one ask may re-choose the model's
@@ -12,6 +12,11 @@
 // and the costliest single ask of each run (where the model's hyperparameters are re-chosen).
 // Ends with one JSON line; "within_target" says whether the worst ask at the largest N over
 // every space and repeat stayed under --target-ms.
+// --prefill (issue 35: the ask at 1,000 and 10,000 recorded evaluations, as a resumed campaign
+// makes it): for each N, a fresh strategy is told N-4 configurations drawn at random (seeded) from
+// the space without asking, as a resume tells the recorded outcomes, then asks and is told 5 more;
+// the ask at N is the last of them, the mean is over the 5 (the first re-chooses the model's
+// hyperparameters), the costliest is the worst of the 5. Spaces must hold more than N.
 // The correctness half: every timed ask must return one configuration that is feasible and was
 // never asked before (Strategy.h's contract), or the time is not that of a real ask; otherwise
 // it exits 1 naming the space and the ask. A small run (ctest bench_search_ask_cost):
@@ -23,6 +28,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <random>
 #include <sstream>
 #include <unordered_set>
 
@@ -86,6 +92,46 @@ std::vector<std::pair<double, double>> one_repeat(const RecordedSpace& space, co
   return out;
 }
 
+// --prefill: per N, told N-4 random outcomes, then 5 timed asks (the last at N); `worst` as above.
+std::vector<std::pair<double, double>> prefilled_repeat(const RecordedSpace& space, const std::string& strategy_name,
+                                                        std::uint64_t seed, const std::vector<std::size_t>& at,
+                                                        double* worst = nullptr) {
+  auto configs = space.configurations();
+  std::mt19937_64 rng(seed);
+  std::shuffle(configs.begin(), configs.end(), rng);
+  std::vector<std::pair<double, double>> out;
+  if (worst) *worst = 0;
+  for (auto n : at) {
+    if (n + 1 > configs.size()) throw std::runtime_error(fmt::format("{}: too few configurations for {}", space.source(), n));
+    auto strategy = make_strategy({.name = strategy_name, .seed = seed, .maximize = space.maximize()}, space.space());
+    const std::size_t first = n >= 4 ? n - 4 : 0;
+    for (std::size_t k = 0; k < first; ++k) {
+      auto value = space.objective(configs[k]);
+      if (value) strategy->tell(configs[k], *value);
+      else strategy->tell(configs[k], space.failure(configs[k]));
+    }
+    double sum = 0, last = 0;
+    for (std::size_t k = first; k <= n; ++k) {
+      const double before = thread_cpu_ms();
+      auto batch = strategy->ask(1);
+      last = thread_cpu_ms() - before;
+      sum += last;
+      if (worst) *worst = std::max(*worst, last);
+      if (batch.size() != 1 || !space.space().feasible(batch.front()) || strategy->history().size() != k)
+        throw std::runtime_error(fmt::format("{}: ask {} of '{}' returned {} configuration(s), not one new and feasible",
+                                             space.source(), k + 1, strategy_name, batch.size()));
+      auto value = space.objective(batch.front());
+      if (value) strategy->tell(batch.front(), *value);
+      else strategy->tell(batch.front(), space.failure(batch.front()));
+      if (strategy->history().size() != k + 1)
+        throw std::runtime_error(fmt::format("{}: ask {} of '{}' returned a configuration told before", space.source(),
+                                             k + 1, strategy_name));
+    }
+    out.emplace_back(last, sum / static_cast<double>(n - first + 1));
+  }
+  return out;
+}
+
 std::vector<std::string> split_list(const std::string& text) {
   std::vector<std::string> out;
   std::istringstream in(text);
@@ -103,6 +149,7 @@ int main(int argc, char** argv) try {
   double target_ms = 50;
   std::vector<std::size_t> at = {100, 200, 500};
   std::vector<std::string> only;
+  bool prefill = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
@@ -111,6 +158,7 @@ int main(int argc, char** argv) try {
     else if (a == "--seed") seed = std::stoull(value());
     else if (a == "--target-ms") target_ms = std::stod(value());
     else if (a == "--spaces") only = split_list(value());
+    else if (a == "--prefill") prefill = true;
     else if (a == "--at") {
       at.clear();
       for (const auto& s : split_list(value())) at.push_back(std::stoul(s));
@@ -133,6 +181,7 @@ int main(int argc, char** argv) try {
   json["repeats"] = repeats;
   json["seed"] = seed;
   json["at"] = at;
+  json["prefill"] = prefill;
   std::cout << fmt::format("CPU ms of one ask(1) of '{}' after N evaluations, {} repeats: median [min, max] over repeats\n",
                            strategy, repeats);
   std::vector<std::vector<double>> all_at(at.size()), all_mean(at.size());
@@ -148,13 +197,15 @@ int main(int argc, char** argv) try {
     std::vector<double> v_worst;
     for (std::size_t r = 0; r < repeats; ++r) {
       double worst = 0;
-      auto costs = one_repeat(space, strategy, seed + r, at, &worst);
+      auto costs = prefill ? prefilled_repeat(space, strategy, seed + r, at, &worst)
+                           : one_repeat(space, strategy, seed + r, at, &worst);
       v_worst.push_back(worst), all_worst.push_back(worst);
       for (std::size_t k = 0; k < at.size(); ++k) {
         v_at[k].push_back(costs[k].first), v_mean[k].push_back(costs[k].second);
         all_at[k].push_back(costs[k].first), all_mean[k].push_back(costs[k].second);
       }
-      baseline.push_back(one_repeat(space, "random", seed + r, {at.back()}).front().second);
+      baseline.push_back(prefill ? prefilled_repeat(space, "random", seed + r, {at.back()}).front().second
+                                 : one_repeat(space, "random", seed + r, {at.back()}).front().second);
     }
     std::cout << fmt::format("{} ({} configurations)\n", id, space.size());
     for (std::size_t k = 0; k < at.size(); ++k) {
