@@ -4,7 +4,8 @@
 // results::summarize, the text it prints) and a resume as the campaign loop opens it (Ledger::open
 // on an existing file: open_for_append, every table read, every configuration parsed), with its
 // first summary. Each read is timed over --repeats (median, min..max), next to a baseline in the
-// same run: reading the raw /trials rows alone (Store::trials). One JSON line at the end.
+// same run: reading the raw /trials rows alone (Store::trials). Wall and this process's CPU time
+// are both reported (the machine is shared). One JSON line at the end.
 //
 //   store_scale [--candidates 10000] [--explore 96] [--shards 4] [--repeats 3] [--dir DIR] [--keep]
 //
@@ -14,6 +15,7 @@
 //   store_scale --candidates 50 --explore 3 --shards 1 --repeats 1
 // Full size: ./build/bench/store_scale (bench/scale/run.py runs it; figures in bench/scale/RESULTS.md).
 #include <sys/resource.h>
+#include <time.h>
 
 #include <algorithm>
 #include <chrono>
@@ -38,6 +40,13 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 double s_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// This process's CPU seconds: the machine is shared, so wall time varies with its load; both are reported.
+double cpu_s() {
+  timespec t{};
+  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
 
 nlohmann::json spread(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -170,35 +179,42 @@ int main(int argc, char** argv) try {
   std::cout << fmt::format("  written in {:.1f} s, {:.1f} MiB ({:.0f} bytes a trial)\n", write_s, bytes / 1048576.0,
                            static_cast<double>(bytes) / static_cast<double>(trials));
 
-  std::vector<double> raw_s, summary_s, resume_s, resume_summary_s;
+  std::vector<double> raw_s, summary_s, resume_s, resume_summary_s, raw_cpu, summary_cpu, resume_cpu;
   for (int r = 0; r < repeats; ++r) {
     auto start = Clock::now();
+    auto cpu = cpu_s();
     const auto raw = results::Store::open_read(file).trials();
     raw_s.push_back(s_since(start));
+    raw_cpu.push_back(cpu_s() - cpu);
     if (raw.size() != trials) throw std::runtime_error(fmt::format("baseline: {} trials read, {} written", raw.size(), trials));
 
     {
       start = Clock::now();  // what `flotilla results summary FILE` does
+      cpu = cpu_s();
       const auto store = results::Store::open_read(file);
       const auto summary = results::summarize(store);
       const auto text = results::summary_text(summary, 3);
       summary_s.push_back(s_since(start));
+      summary_cpu.push_back(cpu_s() - cpu);
       check_summary(summary, size, "results summary");
       if (text.empty()) throw std::runtime_error("results summary: no text");
     }  // closed: the resume below opens it for writing
 
     start = Clock::now();  // the campaign loop's resume: Ledger::open on the existing file
+    cpu = cpu_s();
     scheduler::Ledger ledger(settings);
     std::ostringstream err;
     if (!ledger.open(info_of(settings), err)) throw std::runtime_error("the ledger did not resume");
     resume_s.push_back(s_since(start));
+    resume_cpu.push_back(cpu_s() - cpu);
     const auto resumed = ledger.summarize();
     resume_summary_s.push_back(s_since(start));
     check_summary(resumed, size, "resume");
     if (ledger.trials().size() != trials)
       throw std::runtime_error(fmt::format("resume: {} trials in the ledger, {} written", ledger.trials().size(), trials));
-    std::cout << fmt::format("  repeat {}: raw trials {:.2f} s, summary {:.2f} s, resume {:.2f} s (+ first summary {:.2f} s)\n",
-                             r + 1, raw_s.back(), summary_s.back(), resume_s.back(), resume_summary_s.back());
+    std::cout << fmt::format("  repeat {}: raw trials {:.2f} s ({:.2f} CPU), summary {:.2f} s ({:.2f} CPU), resume {:.2f} s "
+                             "({:.2f} CPU; + first summary {:.2f} s)\n", r + 1, raw_s.back(), raw_cpu.back(), summary_s.back(),
+                             summary_cpu.back(), resume_s.back(), resume_cpu.back(), resume_summary_s.back());
   }
   rusage usage{};
   ::getrusage(RUSAGE_SELF, &usage);
@@ -214,6 +230,7 @@ int main(int argc, char** argv) try {
   json["summary_s"] = spread(summary_s);
   json["resume_s"] = spread(resume_s);
   json["resume_and_summary_s"] = spread(resume_summary_s);
+  json["cpu"] = {{"baseline_read_trials_s", spread(raw_cpu)}, {"summary_s", spread(summary_cpu)}, {"resume_s", spread(resume_cpu)}};
   json["peak_rss_mib"] = static_cast<double>(usage.ru_maxrss) / 1024.0;
   json["file"] = file.string();
   if (!keep) fs::remove(file);
