@@ -56,11 +56,14 @@ void Progress::draw(const ProgressState& state) {
   m_dirty = true;
 }
 
+bool Progress::due(bool force) const {
+  if (!m_live) return false;
+  return force || g_resized || std::chrono::steady_clock::now() - m_last >= std::chrono::milliseconds(100);
+}
+
 void Progress::update(const ProgressState& state, bool force) {
-  if (!m_live) return;
-  auto now = std::chrono::steady_clock::now();
-  if (!force && now - m_last < std::chrono::milliseconds(100) && !g_resized) return;
-  m_last = now;
+  if (!due(force)) return;
+  m_last = std::chrono::steady_clock::now();
   draw(state);
 }
 

@@ -28,6 +28,9 @@ class Progress {
 
   // Live only: redraws the line, at most every 100 ms unless forced or the terminal was resized.
   void update(const ProgressState& state, bool force = false);
+  // Whether update(state, force) would draw now: the caller builds the state (a summary of every
+  // trial recorded) only then, not at each task that comes back.
+  bool due(bool force = false) const;
   // Live: redraws the line now; without a terminal: the round's one plain line.
   void round_end(const ProgressState& state);
   // Ends a live line, so later output starts on a new line.

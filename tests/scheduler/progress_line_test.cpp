@@ -3,6 +3,9 @@
 // taken as the final report takes them.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
+#include "Progress.h"
 #include "ProgressLine.h"
 
 namespace flotilla::scheduler {
@@ -251,4 +254,20 @@ TEST(ProgressLine, ALongNoteIsBrokenOnWordsToTheWidth) {
   EXPECT_EQ(joined, note);
   EXPECT_EQ(flotilla::scheduler::wrap_note("short", 80), "short");
   EXPECT_EQ(flotilla::scheduler::wrap_note(note, 0), note);
+}
+
+// The campaign builds a progress state (a summary of every recorded trial) only when the line is
+// due (issue 35: built at each returned task, it made a campaign's CPU quadratic in its tasks).
+TEST(Progress, IsNeverDueOffATerminalAndAtMostEvery100msOnOne) {
+  std::ostringstream log;
+  using flotilla::scheduler::Progress;
+  using flotilla::scheduler::ProgressState;
+  Progress plain(log, false);
+  EXPECT_FALSE(plain.due());
+  EXPECT_FALSE(plain.due(true));
+  Progress live(log, true);
+  EXPECT_TRUE(live.due());
+  live.update(ProgressState{}, true);
+  EXPECT_FALSE(live.due());      // drawn just now
+  EXPECT_TRUE(live.due(true));   // forced: the round's last update
 }
