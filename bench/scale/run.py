@@ -61,15 +61,21 @@ def measure_store(build, work, args):
            ["--candidates", str(args.candidates), "--explore", "96", "--shards", "4"]
     line = run_json([build / "bench" / "store_scale", *size, "--repeats", str(args.repeats), "--dir", str(work), "--keep"])
     file = pathlib.Path(line["file"])
-    cli = []
+    cli, cli_cpu, cli_rss = [], [], []
     for _ in range(args.repeats):  # what the user runs; its output is the text summary
         start = time.monotonic()
-        proc = subprocess.run([build / "bin" / "flotilla", "results", "summary", str(file)], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen([build / "bin" / "flotilla", "results", "summary", str(file)],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
         cli.append(time.monotonic() - start)
+        cli_cpu.append(usage.ru_utime + usage.ru_stime)
+        cli_rss.append(usage.ru_maxrss / 1024)
         if proc.returncode != 0:
-            fail(f"flotilla results summary {file} exited {proc.returncode}: {proc.stderr.strip()}")
+            fail(f"flotilla results summary {file} exited {proc.returncode}")
     line["cli_summary_s"] = spread(cli)
+    line["cli_summary_cpu_s"] = spread(cli_cpu)
+    line["cli_summary_peak_rss_mib"] = spread(cli_rss)
     file.unlink()
     line["file"] = None
     return line
@@ -226,6 +232,9 @@ def main():
             summary["summary_s_at_1m"] = line["cli_summary_s"]
             summary["summary_call_s_at_1m"] = line["summary_s"]
             summary["resume_s_at_1m"] = line["resume_s"]
+            summary["summary_cpu_s_at_1m"] = line["cli_summary_cpu_s"]
+            summary["resume_cpu_s_at_1m"] = line["cpu"]["resume_s"]
+            summary["summary_peak_rss_mib_at_1m"] = line["cli_summary_peak_rss_mib"]
         if "ask" in only:
             line = measure_ask(args.build, args)
             print(json.dumps(line), flush=True)
@@ -241,6 +250,7 @@ def main():
             summary["tasks"] = big["tasks"]
             summary["cpu_us_per_task"] = big["cpu_us_per_task"]
             summary["peak_rss_mib"] = big["ru_maxrss_mib"]
+            summary["flotilla_vm_hwm_mib"] = big["vm_hwm_mib"]
             summary["cpu_us_per_task_by_tasks"] = {str(l["tasks"]): l["cpu_us_per_task"]["median"] for l in lines}
     for key in ("nodes", "slurm_calls_per_min", "makespan_over_ideal"):
         summary[key] = None

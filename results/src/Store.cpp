@@ -486,20 +486,32 @@ std::vector<CandidateRecord> Store::candidates() const {
   });
 }
 
+// Trial rows read at a time by Store::trials: whole chunks (schema::kChunkRows), about 6.5 MB.
+constexpr hsize_t kTrialSlice = schema::kChunkRows * 64;
+
 std::vector<TrialRecord> Store::trials() const {
   m_impl->commit_pending();
   return with_path(m_impl->m_path, [&] {
     // Trials before metrics: a trial row is written after its metrics, so every trial read
     // here finds its metrics below; metrics of trials appended in between are skipped.
     m_impl->refresh(m_impl->m_trials);
-    auto rows = h5::read_table<schema::TrialRow>(m_impl->m_trials.id(), m_impl->m_types.trial.id());
-    rows.resize(Impl::written_prefix(rows));
+    // In slices of whole chunks: a trial row is 1.6 KB of fixed-size fields, so reading the whole
+    // table at once held 1.6 GB of rows beside the records at 10^6 trials (bench/scale).
+    std::vector<TrialRecord> records;
+    const hsize_t total = h5::row_count(m_impl->m_trials.id());
+    records.reserve(static_cast<std::size_t>(total));
+    std::vector<schema::TrialRow> rows;
+    for (hsize_t start = 0; start < total; start += kTrialSlice) {
+      const hsize_t count = std::min(kTrialSlice, total - start);
+      rows.resize(static_cast<std::size_t>(count));
+      h5::read_rows(m_impl->m_trials.id(), m_impl->m_types.trial.id(), rows.data(), count, start);
+      const auto written = Impl::written_prefix(rows);
+      for (std::size_t i = 0; i < written; ++i) records.push_back(schema::from_row(rows[i]));
+      if (written < rows.size()) break;  // the rows after the first unwritten one are not read
+    }
     m_impl->refresh(m_impl->m_metrics);
     auto metrics = h5::read_table<schema::MetricRow>(m_impl->m_metrics.id(), m_impl->m_types.metric.id());
     metrics.resize(Impl::written_prefix(metrics));
-    std::vector<TrialRecord> records;
-    records.reserve(rows.size());
-    for (const auto& row : rows) records.push_back(schema::from_row(row));
     for (const auto& metric : metrics) {
       if (metric.trial < 0 || metric.trial >= static_cast<std::int64_t>(records.size())) continue;
       records[metric.trial].metrics.push_back({std::string(metric.name), metric.value});

@@ -423,3 +423,21 @@ TEST(Store, DamagedChunkDeepInATableIsNamed) {
   EXPECT_NE(error.find("chunk 2 of /trials is damaged"), std::string::npos) << error;
   EXPECT_EQ(store.events().size(), 64u * 4);
 }
+
+// Store::trials reads the table in slices of 4,096 rows (a trial row is 1.6 KB, so 10^6 trials
+// read at once held 1.6 GB): a table longer than one slice reads back whole, in order.
+TEST(Store, TrialsReadBackAcrossSlices) {
+  ScratchDir dir;
+  const auto path = dir / "campaign.h5";
+  constexpr std::int64_t kCount = 4096 + 70;
+  {
+    Store store = Store::create(path, sample_campaign());
+    Store::Group group(store);
+    append_samples_in_group(store, 0, kCount);
+  }
+  const Store reader = Store::open_read(path);
+  const auto trials = reader.trials();
+  ASSERT_EQ(trials.size(), static_cast<std::size_t>(kCount));
+  for (std::int64_t i : {std::int64_t{0}, std::int64_t{4095}, std::int64_t{4096}, kCount - 1})
+    expect_trial_eq(trials[static_cast<std::size_t>(i)], sample_trial(i));
+}
