@@ -6,8 +6,8 @@
 #include <array>
 #include <stdexcept>
 
-#include "LocalBackend.h"
-#include "MpiBackend.h"
+#include "local/LocalBackend.h"
+#include "mpi/MpiBackend.h"
 #include "slurm/SlurmBackend.h"
 
 namespace flotilla::jobs {

@@ -6,8 +6,8 @@
 #include <system_error>
 #include <vector>
 
-#include "../Outcome.h"
-#include "../TaskRun.h"
+#include "process/Outcome.h"
+#include "process/TaskRun.h"
 #include "Signals.h"
 #include "flotilla/jobs/Metrics.h"
 #include "flotilla/kernels/Family.h"

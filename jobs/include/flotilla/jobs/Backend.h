@@ -131,7 +131,7 @@ struct BackendOptions {
 std::string kill_campaign_leftovers(const std::string& tag);
 
 // How this process keeps a local task's descendants inside the task: "cgroup v2 (DIR)" or
-// "child subreaper (WHY)" (jobs/src/Containment.h).
+// "child subreaper (WHY)" (jobs/src/process/Containment.h).
 std::string task_containment();
 
 // A setting a backend declares ("resources.partition"), with its default and its --help text.

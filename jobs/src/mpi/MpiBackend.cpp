@@ -12,8 +12,8 @@
 #include <cstdlib>
 #include <thread>
 
-#include "PrivateDir.h"
-#include "TaskRun.h"
+#include "process/PrivateDir.h"
+#include "process/TaskRun.h"
 #include "flotilla/jobs/JobResults.h"
 #include "flotilla/jobs/Manifest.h"
 
