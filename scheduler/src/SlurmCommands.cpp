@@ -14,6 +14,7 @@
 #include "Commands.h"
 #include "flotilla/jobs/Backend.h"
 #include "flotilla/jobs/JobPhase.h"
+#include "flotilla/jobs/Programs.h"
 #include "flotilla/jobs/Slurm.h"
 #include "flotilla/results/Analysis.h"
 #include "flotilla/results/Printable.h"
@@ -165,11 +166,9 @@ int sbatch_command(const std::vector<std::string>& args) {
         "{}: [intent] stages = bottleneck: a staged campaign decides each stage from the last one's results, so it "
         "cannot be written as held jobs; run it with `flotilla run`, or give --intent.stages=none",
         args[0]));
-  std::error_code ec;
-  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
   try {
     int code = scheduler::run_campaign(
-        settings, {.path_prepend = {ec ? std::filesystem::path() : self.parent_path()}, .live_progress = false,
+        settings, {.path_prepend = {jobs::install_dir()}, .live_progress = false,
                    .hold_jobs = true},
         std::cout, std::cerr);
     std::cout << "nothing left to submit: the campaign is complete\n";

@@ -17,14 +17,16 @@
 #include <fmt/format.h>
 
 #include "JobRequests.h"
+#include "flotilla/jobs/Programs.h"
 
 namespace flotilla::jobs::slurm {
 namespace {
 
-std::filesystem::path find_program(const std::vector<std::filesystem::path>& dirs, const std::string& name) {
-  for (const auto& dir : dirs)
-    if (std::filesystem::exists(dir / name)) return std::filesystem::absolute(dir / name);
-  return name;  // on PATH (the compute nodes' PATH, for flotilla-worker)
+// In the prepended folders (flotilla's own, Programs.h), else the bare name: looked up on the
+// PATH where it runs (the compute nodes', for flotilla-worker).
+std::filesystem::path own_program(const std::vector<std::filesystem::path>& dirs, const std::string& name) {
+  auto found = dirs.empty() ? std::filesystem::path() : find_program_path(name, search_path(dirs, ""));
+  return found.empty() ? std::filesystem::path(name) : found;
 }
 
 SlurmResources checked(SlurmResources settings) {
@@ -44,7 +46,7 @@ SlurmBackend::SlurmBackend(const BackendOptions& o, std::unique_ptr<SlurmClient>
       m_client(std::move(client)),
       m_journal(m_notice),
       m_poller(*m_client, m_ledger, m_journal, m_notice),
-      m_allocator(*m_client, m_journal, m_notice, find_program(o.path_prepend, "flotilla")),
+      m_allocator(*m_client, m_journal, m_notice, own_program(o.path_prepend, "flotilla")),
       m_restart(m_settings, *m_client, m_ledger, m_journal, m_notice),
       m_submitter(m_settings,
                   {.client = *m_client,
@@ -53,7 +55,7 @@ SlurmBackend::SlurmBackend(const BackendOptions& o, std::unique_ptr<SlurmClient>
                    .allocator = m_allocator,
                    .poller = m_poller,
                    .unsubmitted = m_restart.unsubmitted()},
-                  m_notice, find_program(o.path_prepend, "flotilla-worker")) {
+                  m_notice, own_program(o.path_prepend, "flotilla-worker")) {
   check_sbatch_environment(m_client->name(), m_notice);
   m_restart.scan_earlier_jobs();
 }
