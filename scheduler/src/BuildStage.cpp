@@ -138,7 +138,9 @@ std::size_t BuildStage::run(const std::vector<std::int64_t>& ids, const std::vec
       backend->cancel_all();
       cancelling = true;
     }
-    for (const auto& r : backend->collect(std::chrono::milliseconds(200))) {
+    const auto collected = backend->collect(std::chrono::milliseconds(200));
+    if ((m_held = backend->held())) return 0;  // nothing runs until a person submits the job
+    for (const auto& r : collected) {
       // Cancelled, or lost while stopping, is not a result: built again on resume.
       if (r.status == jobs::TaskStatus::cancelled || (r.status == jobs::TaskStatus::lost && stopping())) continue;
       // Lost with its node or job (Slurm): not the build's fault, so built again, as any task

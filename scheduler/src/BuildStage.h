@@ -21,6 +21,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,15 +48,18 @@ class BuildStage {
   // values; `stopping` is polled while builds run. On a stop, build jobs that outlive flotilla
   // (Slurm) are left running when `leave_running` says so, and taken up by the next run; other
   // builds are cancelled (nothing recorded for them: they run again on resume). Returns how many
-  // jobs were left running.
+  // jobs were left running. A backend in hold mode that wrote a build job instead of submitting
+  // it ends the run at once; held() then names the job.
   std::size_t run(const std::vector<std::int64_t>& ids, const std::vector<results::TrialRecord>& trials,
                   const std::function<Values(std::int64_t)>& values_of,
                   const std::function<void(results::TrialRecord)>& record, const std::function<bool()>& stopping,
                   const std::function<bool()>& leave_running);
+  const std::optional<jobs::HeldJob>& held() const { return m_held; }
 
  private:
   const Settings& m_s;
   BackendFactory m_make_backend;
+  std::optional<jobs::HeldJob> m_held;  // hold mode: the build job written instead of submitted
 };
 
 }  // namespace flotilla::scheduler

@@ -40,8 +40,8 @@ SlurmResources checked(SlurmResources settings) {
 
 }  // namespace
 
-SlurmBackend::SlurmBackend(const BackendOptions& o, std::unique_ptr<SlurmClient> client)
-    : m_settings(checked(o.slurm)),
+SlurmBackend::SlurmBackend(SlurmResources settings, const BackendOptions& o, std::unique_ptr<SlurmClient> client)
+    : m_settings(checked(std::move(settings))),
       m_notice(o.notice),
       m_client(std::move(client)),
       m_journal(m_notice),
@@ -95,8 +95,12 @@ std::vector<TaskResult> SlurmBackend::collect(std::chrono::milliseconds wait) {
   return m_ledger.drain();
 }
 
+BackendCapabilities SlurmBackend::capabilities() const { return kSlurmCapabilities; }
+
 std::size_t SlurmBackend::queued() const {
-  return m_ledger.tasks_in_jobs(false) + m_submitter.unsent() + m_ledger.ready_count();
+  // A held job's tasks stay queued: nothing runs them until a person submits the job.
+  const std::size_t held = m_submitter.held() ? m_submitter.held()->tasks : 0;
+  return m_ledger.tasks_in_jobs(false) + m_submitter.unsent() + m_ledger.ready_count() + held;
 }
 
 void SlurmBackend::cancel_all() {
@@ -127,11 +131,14 @@ std::optional<JobsOverview> SlurmBackend::jobs_overview() const {
 namespace flotilla::jobs {
 
 std::unique_ptr<Backend> make_slurm_backend(const BackendOptions& options) {
-  return make_slurm_backend(options, make_slurm_client(options.slurm.client));
+  auto settings = slurm_resources(options);
+  auto client = make_slurm_client(settings.client);
+  return make_slurm_backend(settings, options, std::move(client));
 }
 
-std::unique_ptr<Backend> make_slurm_backend(const BackendOptions& options, std::unique_ptr<SlurmClient> client) {
-  return std::make_unique<slurm::SlurmBackend>(options, std::move(client));
+std::unique_ptr<Backend> make_slurm_backend(const SlurmResources& settings, const BackendOptions& options,
+                                            std::unique_ptr<SlurmClient> client) {
+  return std::make_unique<slurm::SlurmBackend>(settings, options, std::move(client));
 }
 
 }  // namespace flotilla::jobs
