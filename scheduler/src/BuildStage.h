@@ -6,9 +6,10 @@
 // Slurm jobs on [resources.build] whose folders sit in JOBS_DIR/builds. Each build runs with the
 // campaign's working directory as its current directory and its own folder as {build_dir}. A
 // folder is emptied before its build runs, so a build a killed run left half done starts again
-// from nothing: here for a local build; for a Slurm build by the build's own task, because a
-// restarted run may take up the earlier run's build job (still running, or ended with its result
-// in its folder) instead of building again, and must not empty the folder from under it.
+// from nothing: here for a local build; for a Slurm build where its task starts, by the process
+// runner there (TaskSpec::fresh_dir), because a restarted run may take up the earlier run's build
+// job (still running, or ended with its result in its folder) instead of building again, and
+// must not empty the folder from under it.
 // Every candidate gets one build trial (kind build, index 0): the candidate that ran the build
 // its real outcome, the others that share its key a copy of it (metric built_by names the one
 // that ran it). The round's explore tasks are submitted only once its builds have ended, which

@@ -171,6 +171,19 @@ SpawnFailure describe(const ChildReport& report, const TaskSpec& spec) {
   return cannot_start(spec, report.error);
 }
 
+// TaskSpec::fresh_dir, emptied here, on the host that starts the task and just before it does
+// (a build job's folder on its node: no shell needed to empty it there). Relative to the task's
+// working directory, as the task would see it.
+std::optional<SpawnFailure> make_fresh_dir(const TaskSpec& spec) {
+  if (spec.fresh_dir.empty()) return std::nullopt;
+  const auto dir = spec.fresh_dir.is_relative() && !spec.workdir.empty() ? spec.workdir / spec.fresh_dir : spec.fresh_dir;
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  if (!ec) std::filesystem::create_directories(dir, ec);
+  if (ec) return SpawnFailure{"cannot empty the folder '" + dir.string() + "': " + ec.message(), 1};
+  return std::nullopt;
+}
+
 Fd open_pidfd(pid_t pid) {
 #ifdef SYS_pidfd_open
   const long fd = ::syscall(SYS_pidfd_open, pid, 0);  // Linux >= 5.3; the fd is close-on-exec
@@ -203,6 +216,7 @@ SpawnResult Spawner::spawn(const TaskSpec& spec, const std::vector<int>& cpus, i
   if (const int* error = std::get_if<int>(&found))
     return SpawnFailure{"cannot execute '" + spec.argv.front() + "': " + error_text(*error),
                         exit_code_for(*error)};
+  if (auto failure = make_fresh_dir(spec)) return *failure;
   ExecPlan plan{std::move(std::get<std::string>(found)),
                 spec.argv,
                 build_environment(spec, path, !m_path_prepend.empty()),
