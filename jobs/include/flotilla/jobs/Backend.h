@@ -140,7 +140,9 @@ std::vector<BackendSetting> backend_settings();
 // Each row reads and checks its own settings from `source` (BackendSettings.h), every row for
 // every campaign; the result goes back to the backend through BackendOptions::config.
 BackendConfigs read_backend_configs(SettingsSource& source);
-// What the backend `name` can do, without making one ({} for an unknown name).
+// What the backend `name` can do, without making one ({} for an unknown name): its registry row's
+// flags (build_jobs, job_scripts, ...). What depends on how one is made (tasks_per_host: a local
+// backend's slots) only the backend itself says, Backend::capabilities().
 BackendCapabilities backend_capabilities(std::string_view name);
 // The backends that can do what `capability` says, in registry order (for messages).
 std::vector<std::string_view> backends_with(bool BackendCapabilities::*capability);
