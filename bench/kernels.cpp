@@ -8,7 +8,8 @@
 //    shards, the family's tolerance) is "best". Printed: GB/s, fraction of triad and of copy, gain,
 //    and the fraction of copy measured side by side (best and a copy pass alternated, 7 rounds).
 // 3. The decode intent "maximize decode tokens/s, outputs unchanged", staged by the bottleneck
-//    profile (flotilla/kernels/DecodeStages.h): profile the incumbent, explore the parameters of
+//    profile (the components of flotilla/kernels/DecodeStages.h, the rules of the scheduler's
+//    flotilla/scheduler/Stages.h, as a campaign with [intent] stages = bottleneck): profile the incumbent, explore the parameters of
 //    its largest component (seeded sample of the stage's grid, median of 5), verify the fastest
 //    candidates in order (tokens identical to greedy, 2 prompts) until one passes and beats the
 //    incumbent, accept or roll back, re-profile, stop when a stage gains < 3%.
@@ -34,8 +35,10 @@
 #include "flotilla/kernels/DecodeStages.h"
 #include "flotilla/kernels/Family.h"
 #include "flotilla/kernels/Runtime.h"
+#include "flotilla/scheduler/Stages.h"
 
 namespace fk = flotilla::kernels;
+namespace fs = flotilla::scheduler;
 using Clock = std::chrono::steady_clock;
 using nlohmann::json;
 
@@ -255,14 +258,16 @@ json decode_intent(const fk::Params& model, int budget, int repeats, double thre
               baseline_ok ? "yes" : why.c_str());
   if (!baseline_ok) problems.push_back("decode: the baseline does not verify: " + why);
   const double baseline = inc.value;
-  std::vector<fk::StageRecord> history;
+  std::vector<fs::Component> components;  // the decode engine's, for the scheduler's stage rules
+  for (const auto& c : fk::decode_components()) components.push_back({c.name, c.share_metric, c.params});
+  std::vector<fs::StageRecord> history;
   json stages = json::array();
   std::mt19937_64 rng(7);
   for (;;) {
     std::map<std::string, double> shares;
     for (const auto& [k, v] : inc.metrics)
       if (k.rfind("share_", 0) == 0) shares[k] = v;
-    const fk::StageDecision d = fk::next_stage(shares, history, threshold);
+    const fs::StageDecision d = fs::next_stage(components, shares, history, threshold);
     if (d.stop) {
       std::printf("stop: %s\n", d.reason.c_str());
       break;
@@ -283,7 +288,9 @@ json decode_intent(const fk::Params& model, int budget, int repeats, double thre
     std::vector<Measured> all;
     for (const fk::Params& p : space) all.push_back(measure(f, p, "tokens_per_s", repeats));
     std::sort(all.begin(), all.end(), [](const Measured& a, const Measured& b) { return a.value > b.value; });
-    fk::StageRecord rec{c.name, inc.value, inc.value};
+    struct {
+      double before, after;  // the incumbent's tokens/s when the stage started and ended
+    } rec{inc.value, inc.value};
     std::string chosen = "none (incumbent kept)", verification = "-";
     int rolled_back = 0;
     for (const Measured& m : all) {
@@ -308,7 +315,7 @@ json decode_intent(const fk::Params& model, int budget, int repeats, double thre
       }
       break;
     }
-    history.push_back(rec);
+    history.push_back({c.name, fs::stage_gain(rec.before, rec.after, /*maximize=*/true)});
     std::printf("stage %zu: bottleneck %s (%s); explored %zu; chosen %s; %.1f -> %.1f tokens/s (%+.1f%%); %d rolled back; %s\n",
                 history.size(), c.name.c_str(), d.reason.c_str(), all.size(), chosen.c_str(), rec.before, rec.after,
                 100 * (rec.after / rec.before - 1), rolled_back, verification.c_str());

@@ -12,16 +12,11 @@
 // shard's band) and the residual (the rows the rank holds) with the double reference, tolerance
 // 1e-4, and reduces the error over the ranks so that every rank reaches the same verdict.
 //
-// The communicator: MPI_COMM_WORLD when this process initialised MPI itself (flotilla-kernel
-// launched by mpirun), MPI_COMM_SELF when the host had (in-process in flotilla-worker, whose ranks
-// run unrelated tasks and must not meet in a collective). Only rank 0 prints (result.quiet).
+// The communicator and every MPI call go through the kernels' checked wrapper (Mpi.h):
+// MPI_COMM_WORLD when this process initialised MPI itself (flotilla-kernel launched by mpirun),
+// MPI_COMM_SELF when the host had (in-process in flotilla-worker). Only rank 0 prints (result.quiet).
 // device=nccl runs the NCCL twin (allreduce_nccl.cu) on one GPU per rank, with the NCCL unique id
 // broadcast over MPI; it is skipped on every rank when any rank lacks a usable GPU.
-// The MPI C API only: keep the deprecated C++ bindings (and their library) out.
-#define OMPI_SKIP_MPICXX 1
-#define MPICH_SKIP_MPICXX 1
-#include <mpi.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -31,6 +26,7 @@
 #include "DecodeCommon.h"
 #include "DecodeKernels.h"
 #include "Families.h"
+#include "Mpi.h"
 
 namespace flotilla::kernels {
 
@@ -38,36 +34,8 @@ namespace {
 
 using namespace decode;
 
-struct MpiFailure : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-void mpi_check(int rc, const char* call, const char* file, int line) {
-  if (rc == MPI_SUCCESS) return;
-  char text[MPI_MAX_ERROR_STRING];
-  int length = 0;
-  MPI_Error_string(rc, text, &length);
-  throw MpiFailure(std::string(call) + " failed: " + std::string(text, std::size_t(length)) + " (" + file + ":" +
-                   std::to_string(line) + ")");
-}
-#define FLOTILLA_MPI_CHECK(call) mpi_check((call), #call, __FILE__, __LINE__)
-
-MPI_Comm communicator() {
-  static const bool own = [] {
-    int initialised = 0;
-    MPI_Initialized(&initialised);
-    if (initialised) return false;
-    MPI_Init(nullptr, nullptr);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    std::atexit([] {
-      int finalised = 0;
-      MPI_Finalized(&finalised);
-      if (!finalised) MPI_Finalize();
-    });
-    return true;
-  }();
-  return own ? MPI_COMM_WORLD : MPI_COMM_SELF;
-}
+using mpi::communicator;
+using mpi::MpiFailure;
 
 constexpr double tolerance = 1e-4;
 constexpr float eps = 1e-6f;
@@ -114,7 +82,7 @@ Buffers make_buffers(const Setup& s) {
 void step(const Setup& s, Buffers& b) {
   const int n = s.rows * s.d;
   if (!s.fused) {
-    FLOTILLA_MPI_CHECK(MPI_Allreduce(b.partial.data(), b.reduced.data(), n, MPI_FLOAT, MPI_SUM, s.comm));
+    FLOTILLA_KERNELS_MPI(MPI_Allreduce(b.partial.data(), b.reduced.data(), n, MPI_FLOAT, MPI_SUM, s.comm));
     residual_rmsnorm(s.norm, b.x, b.reduced, b.gamma, b.y, eps);
     Kokkos::fence();
     return;
@@ -122,11 +90,11 @@ void step(const Setup& s, Buffers& b) {
   const int mine = s.rows / s.ranks;
   const auto own = std::make_pair(s.rank * mine, (s.rank + 1) * mine);
   Mat reduced = Kokkos::subview(b.reduced, own, Kokkos::ALL);
-  FLOTILLA_MPI_CHECK(MPI_Reduce_scatter_block(b.partial.data(), reduced.data(), mine * s.d, MPI_FLOAT, MPI_SUM, s.comm));
+  FLOTILLA_KERNELS_MPI(MPI_Reduce_scatter_block(b.partial.data(), reduced.data(), mine * s.d, MPI_FLOAT, MPI_SUM, s.comm));
   residual_rmsnorm(s.norm, Kokkos::subview(b.x, own, Kokkos::ALL), reduced, b.gamma, Kokkos::subview(b.y, own, Kokkos::ALL),
                    eps);
   Kokkos::fence();
-  FLOTILLA_MPI_CHECK(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, b.y.data(), mine * s.d, MPI_FLOAT, s.comm));
+  FLOTILLA_KERNELS_MPI(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, b.y.data(), mine * s.d, MPI_FLOAT, s.comm));
 }
 
 // The NCCL twin: skipped (on every rank alike) without CUDA or a GPU on some rank.
@@ -135,7 +103,7 @@ nccl_allreduce::Run run_nccl(const Setup& s, Buffers& b, int iters, bool keep) {
 #if FLOTILLA_HAVE_CUDA
   const std::string why = nccl_allreduce::unavailable();
   int usable = why.empty() ? 1 : 0;
-  FLOTILLA_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &usable, 1, MPI_INT, MPI_MIN, s.comm));
+  FLOTILLA_KERNELS_MPI(MPI_Allreduce(MPI_IN_PLACE, &usable, 1, MPI_INT, MPI_MIN, s.comm));
   if (!usable) {
     run.outcome = Outcome::skipped;
     run.message = why.empty() ? "another rank has no usable CUDA device" : why;
@@ -143,7 +111,7 @@ nccl_allreduce::Run run_nccl(const Setup& s, Buffers& b, int iters, bool keep) {
   }
   std::string id(nccl_allreduce::id_bytes, '\0');
   if (s.rank == 0) id = nccl_allreduce::unique_id();
-  FLOTILLA_MPI_CHECK(MPI_Bcast(id.data(), nccl_allreduce::id_bytes, MPI_CHAR, 0, s.comm));
+  FLOTILLA_KERNELS_MPI(MPI_Bcast(id.data(), nccl_allreduce::id_bytes, MPI_CHAR, 0, s.comm));
   const auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b.x);
   const auto partial = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b.partial);
   const auto gamma = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b.gamma);
@@ -178,12 +146,12 @@ class AllreduceNormFamily final : public KernelFamily {
         t = std::max(run.time_s, 1e-9);
       } else {
         step(s, b);  // warm-up: connections, first touch
-        FLOTILLA_MPI_CHECK(MPI_Barrier(s.comm));
+        FLOTILLA_KERNELS_MPI(MPI_Barrier(s.comm));
         const auto start = std::chrono::steady_clock::now();
         for (int it = 0; it < iters; ++it) step(s, b);
         t = std::max(seconds_since(start), 1e-9);
       }
-      FLOTILLA_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, s.comm));  // the slowest rank
+      FLOTILLA_KERNELS_MPI(MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, s.comm));  // the slowest rank
       const double bytes = double(s.rows) * s.d * sizeof(float) * iters;
       BenchmarkResult result{Outcome::ok, "", {{"gbps", bytes / t / 1e9}, {"time_s", t}, {"ranks", double(s.ranks)}}};
       result.quiet = s.rank != 0;
@@ -234,7 +202,7 @@ class AllreduceNormFamily final : public KernelFamily {
           worst = std::isnan(e) ? INFINITY : std::max(worst, e);
         }
       }
-      FLOTILLA_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_DOUBLE, MPI_MAX, s.comm));
+      FLOTILLA_KERNELS_MPI(MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_DOUBLE, MPI_MAX, s.comm));
     } catch (const MpiFailure& e) {
       return VerifyResult{Outcome::failed, where + e.what(), 0, tolerance};
     }
@@ -261,8 +229,8 @@ class AllreduceNormFamily final : public KernelFamily {
     s.norm = NormVariant{p.at("norm") == "fused", iparam(p, "vec"), 1};
     s.seed = static_cast<std::uint64_t>(int_param(p, "seed"));
     s.comm = communicator();
-    MPI_Comm_size(s.comm, &s.ranks);
-    MPI_Comm_rank(s.comm, &s.rank);
+    FLOTILLA_KERNELS_MPI(MPI_Comm_size(s.comm, &s.ranks));
+    FLOTILLA_KERNELS_MPI(MPI_Comm_rank(s.comm, &s.rank));
     if (s.fused && s.rows % s.ranks != 0) {
       throw InvalidParameter("rows", "parameter 'rows' (" + p.at("rows") + ") must be a multiple of the ranks (" +
                                          std::to_string(s.ranks) + ") with impl 'fused'");

@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <utility>
 #include <vector>
@@ -108,6 +109,17 @@ std::vector<Row> read_table(hid_t dataset, hid_t mem_type) {
   std::vector<Row> rows(row_count(dataset));
   if (!rows.empty()) read_rows(dataset, mem_type, rows.data(), rows.size());
   return rows;
+}
+
+// Runs `action`, giving HDF5 failures the file's path as their first word ("PATH: H5Dread
+// failed: ..."): the one rule for the campaign store (Store.cpp) and job files (JobFile*.cpp).
+template <class Action>
+auto with_path(const std::filesystem::path& path, Action&& action) {
+  try {
+    return action();
+  } catch (const Error& error) {
+    throw StoreError(path.string() + ": " + error.what());
+  }
 }
 
 }  // namespace flotilla::results::h5

@@ -86,15 +86,7 @@ struct Tables {
 void write_header(hid_t file, const JobInfo& info);
 JobInfo read_header(hid_t file, const std::filesystem::path& path);
 
-// Runs `action`, giving HDF5 failures the file's path as their first word.
-template <class Action>
-auto with_path(const std::filesystem::path& path, Action&& action) {
-  try {
-    return action();
-  } catch (const h5::Error& error) {
-    throw StoreError(path.string() + ": " + error.what());
-  }
-}
+using h5::with_path;  // HDF5 failures with the file's path first (Hdf5.h)
 
 // Fixed-length string fields: cut at a UTF-8 boundary, NUL-terminated.
 template <std::size_t N>

@@ -56,15 +56,7 @@ TrialKey key_of(std::int64_t candidate, TrialKind kind, std::int32_t index, std:
   return {candidate, static_cast<std::int8_t>(kind), index, attempt};
 }
 
-// Runs `action`, giving HDF5 failures the file's path as their first word.
-template <class Action>
-auto with_path(const std::filesystem::path& path, Action&& action) {
-  try {
-    return action();
-  } catch (const h5::Error& error) {
-    throw StoreError(path.string() + ": " + error.what());
-  }
-}
+using h5::with_path;
 
 }  // namespace
 

@@ -97,10 +97,11 @@ std::size_t BuildStage::run(const std::vector<std::int64_t>& ids, const std::vec
     const auto dir = folder(values);
     values["build_dir"] = dir.string();
     auto argv = jobs::render_argv(m_s.build_command, values);
+    std::filesystem::path fresh_dir;
     if (m_s.build_jobs) {
-      // Emptied by the job itself, just before the build (see BuildStage.h). The build's own
-      // words are passed as arguments, never parsed by this shell.
-      argv.insert(argv.begin(), {"sh", "-c", R"(rm -rf "$0" && mkdir -p "$0" && exec "$@")", dir.string()});
+      // Emptied on the build job's node, just before the build (see BuildStage.h), by the process
+      // runner that starts it there (TaskSpec::fresh_dir): no shell.
+      fresh_dir = dir;
       std::filesystem::create_directories(dir.parent_path());
     } else {
       // A folder without a recorded success is what a killed or failed build left: start afresh.
@@ -113,7 +114,7 @@ std::size_t BuildStage::run(const std::vector<std::int64_t>& ids, const std::vec
     const auto id = static_cast<std::uint64_t>(first.candidate) << 16 | static_cast<std::uint64_t>(first.attempt);
     by_task[id] = &build;
     specs.push_back({.id = id, .argv = std::move(argv), .timeout = m_s.build_timeout, .workdir = m_s.workdir,
-                     .attempt = first.attempt, .resources = "build"});
+                     .fresh_dir = std::move(fresh_dir), .attempt = first.attempt, .resources = "build"});
     specs.back().env = jobs::render_env(m_s.build_env, values);
   }
   std::map<std::uint64_t, jobs::TaskSpec> spec_of;
@@ -138,7 +139,9 @@ std::size_t BuildStage::run(const std::vector<std::int64_t>& ids, const std::vec
       backend->cancel_all();
       cancelling = true;
     }
-    for (const auto& r : backend->collect(std::chrono::milliseconds(200))) {
+    const auto collected = backend->collect(std::chrono::milliseconds(200));
+    if ((m_held = backend->held())) return 0;  // nothing runs until a person submits the job
+    for (const auto& r : collected) {
       // Cancelled, or lost while stopping, is not a result: built again on resume.
       if (r.status == jobs::TaskStatus::cancelled || (r.status == jobs::TaskStatus::lost && stopping())) continue;
       // Lost with its node or job (Slurm): not the build's fault, so built again, as any task

@@ -168,6 +168,9 @@ const std::vector<OptionDecl>& option_table() {
       {"search.batch", "8", false, false, "candidates per round"},
       {"resources.backend", "local", false, false, "where tasks run: local, mpi or slurm"},
       {"resources.max_attempts", "3", false, false, "tries per task when jobs fail, are preempted or lose a node"},
+      {"resources.jobs_dir", "", false, false,
+       "where backends keep their job files: Slurm's job scripts, manifests and job results, the mpi backend's "
+       "private folders (default: RESULTS.jobs beside the results file)"},
       // Each backend's own settings are declared next to it (jobs::backend_settings()) and
       // appended below, so they reach the INI reader, the command line and --help the same way.
   };

@@ -111,9 +111,9 @@ std::vector<ProposerRun> ProposeStage::run(int round, const std::vector<int>& in
                 {"FLOTILLA_ROUND", std::to_string(round)}};
     specs.push_back(std::move(spec));
   }
-  auto backend = jobs::make_backend({.name = "local", .slots = static_cast<unsigned>(m_s.propose.parallel),
-                                     .pin = false, .path_prepend = m_path_prepend,
-                                     .campaign_tag = m_s.campaign_results.string()});
+  auto backend = jobs::make_host_backend({.slots = static_cast<unsigned>(m_s.propose.parallel), .pin = false,
+                                          .path_prepend = m_path_prepend,
+                                          .campaign_tag = m_s.campaign_results.string()});
   backend->submit(std::move(specs));
   std::map<int, jobs::TaskResult> ended;
   bool cancelled = false;

@@ -8,6 +8,7 @@
 #include <boost/program_options.hpp>
 
 #include "Commands.h"
+#include "flotilla/jobs/Programs.h"
 #include "flotilla/results/Printable.h"
 #include "flotilla/scheduler/Campaign.h"
 #include "flotilla/scheduler/Settings.h"
@@ -16,12 +17,6 @@ namespace po = boost::program_options;
 
 namespace flotilla::cli {
 namespace {
-
-std::filesystem::path self_dir() {
-  std::error_code ec;
-  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::filesystem::path() : exe.parent_path();
-}
 
 void on_signal(int) { scheduler::request_stop(); }
 
@@ -54,7 +49,7 @@ int run_command(const std::vector<std::string>& args) {
   sa.sa_handler = on_signal;
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
-  const scheduler::RunOptions options{.path_prepend = {self_dir()}, .live_progress = live,
+  const scheduler::RunOptions options{.path_prepend = {jobs::install_dir()}, .live_progress = live,
                                       .cancel_on_interrupt = cancel_on_interrupt};
   if (settings.staged)
     return scheduler::run_staged_campaign([&] { return scheduler::load_settings(args[0], overrides); }, options,

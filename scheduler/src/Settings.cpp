@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "Ini.h"
+#include "flotilla/jobs/Backend.h"
 #include "flotilla/jobs/Slurm.h"
 #include "Options.h"
 
@@ -129,11 +130,11 @@ Settings load_settings(const std::filesystem::path& file, const std::vector<std:
   }
   if (settings.results.empty()) settings.results = settings.name + ".h5";
   settings.campaign_results = std::filesystem::absolute(settings.results).lexically_normal();
-  if (settings.slurm.jobs_dir.empty()) settings.slurm.jobs_dir = settings.results.string() + ".jobs";
-  if (jobs::backend_renders_job_scripts(settings.backend) && !jobs::is_sbatch_value(std::filesystem::absolute(settings.slurm.jobs_dir).string()))
+  if (settings.jobs_dir.empty()) settings.jobs_dir = settings.results.string() + ".jobs";
+  if (jobs::backend_renders_job_scripts(settings.backend) && !jobs::is_sbatch_value(std::filesystem::absolute(settings.jobs_dir).string()))
     throw ConfigError(fmt::format("{}: the job folder '{}' holds a blank or a control character, which a job script's "
                                   "#SBATCH lines cannot carry: set [resources] jobs_dir",
-                                  display, std::filesystem::absolute(settings.slurm.jobs_dir).string()));
+                                  display, std::filesystem::absolute(settings.jobs_dir).string()));
   settings.tests_dir = settings.results.string() + ".tests";
   if (!settings.build_command.empty()) {
     if (settings.build_root.empty()) settings.build_root = settings.results.string() + ".builds";

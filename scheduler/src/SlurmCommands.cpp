@@ -8,12 +8,15 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "Commands.h"
 #include "flotilla/jobs/Backend.h"
 #include "flotilla/jobs/JobPhase.h"
+#include "flotilla/jobs/Programs.h"
+#include "flotilla/jobs/SlurmSettings.h"
 #include "flotilla/jobs/Slurm.h"
 #include "flotilla/results/Analysis.h"
 #include "flotilla/results/Printable.h"
@@ -31,19 +34,22 @@ struct CampaignJobs {
   bool reachable = false;
 };
 
+// The Slurm client the campaign's settings name (the Slurm backend's row read them).
+std::string client_of(const scheduler::Settings& settings) { return jobs::slurm_settings(settings.backends).client; }
+
 // Reads the settings and the job folders, and asks Slurm for every job's state in one query.
 CampaignJobs load(const std::vector<std::string>& args, std::string_view usage) {
-  if (args.empty() || args[0] == "--help" || args[0] == "-h") throw std::invalid_argument(std::string(usage));
+  if (args.empty()) throw std::invalid_argument(std::string(usage));
   CampaignJobs c{.settings = scheduler::load_settings(args[0], {args.begin() + 1, args.end()})};
-  c.jobs = jobs::list_job_directories(c.settings.slurm.jobs_dir);
+  c.jobs = jobs::list_job_directories(c.settings.jobs_dir);
   // Build jobs (build.on = job) keep their folders apart, in JOBS_DIR/builds (BuildStage.h).
-  for (auto& job : jobs::list_job_directories(c.settings.slurm.jobs_dir / "builds")) c.jobs.push_back(std::move(job));
+  for (auto& job : jobs::list_job_directories(c.settings.jobs_dir / "builds")) c.jobs.push_back(std::move(job));
   std::vector<std::uint32_t> ids;
   for (const auto& job : c.jobs)
     if (job.slurm_id) ids.push_back(job.slurm_id);
   if (ids.empty()) return c;
   try {
-    for (auto& s : jobs::make_slurm_client(c.settings.slurm.client)->query(ids)) c.states[s.id] = std::move(s);
+    for (auto& s : jobs::make_slurm_client(client_of(c.settings))->query(ids)) c.states[s.id] = std::move(s);
     c.reachable = true;
   } catch (const std::exception& e) {
     std::cerr << "flotilla: cannot read job states from Slurm: " << e.what() << '\n';
@@ -90,11 +96,11 @@ int status_command(const std::vector<std::string>& args) {
     out += fmt::format("campaign   {}: not started ({} does not exist)\n", c.settings.name, results.string());
   }
   if (c.jobs.empty()) {
-    out += fmt::format("\nno Slurm jobs in {}\n", c.settings.slurm.jobs_dir.string());
+    out += fmt::format("\nno Slurm jobs in {}\n", c.settings.jobs_dir.string());
   } else {
     // state: Slurm's word now; phase: the last the campaign's journal of the job says (JobPhase.h).
     out += fmt::format("\nSlurm jobs ({})\n  {:>8}  {:<28}  {:<24}  {:<9}  {:>5}  {:>7}\n",
-                       c.settings.slurm.jobs_dir.string(), "job id", "name", "state", "phase", "tasks", "results");
+                       c.settings.jobs_dir.string(), "job id", "name", "state", "phase", "tasks", "results");
     for (const auto& job : c.jobs)
       out += fmt::format("  {:>8}  {:<28}  {:<24}  {:<9}  {:>5}  {:>7}\n", job.slurm_id, job.name, state_of(c, job),
                          job.phase.empty() ? "-" : job.phase, job.tasks, job.results);
@@ -123,7 +129,7 @@ int cancel_command(const std::vector<std::string>& args) {
   int cancelled = 0;
   for (const auto& [id, status] : c.states) {
     if (jobs::is_terminal(status.state)) continue;
-    if (!client) client = jobs::make_slurm_client(c.settings.slurm.client);
+    if (!client) client = jobs::make_slurm_client(client_of(c.settings));
     client->cancel(id);
     std::cout << fmt::format("cancelled Slurm job {} ({})\n", id, jobs::to_string(status.state));
     if (auto dir = dirs.find(id); !live && dir != dirs.end()) journal_cancelled(dir->second, id);
@@ -142,7 +148,7 @@ int run_allocation_command(const std::vector<std::string>& args) {
       "usage: flotilla run-allocation JOB_ID JOB_DIR\n"
       "  (internal) runs JOB_DIR/job.sh inside Slurm allocation JOB_ID, detached, and releases the allocation\n"
       "  with the script's exit status when it ends; the Slurm backend starts it with resources.slurm_start = allocate";
-  if (args.size() != 2 || args[0] == "--help" || args[0] == "-h") throw std::invalid_argument(std::string(usage));
+  if (args.size() != 2) throw std::invalid_argument(std::string(usage));
   std::uint32_t id = 0;
   auto [end, ec] = std::from_chars(args[0].data(), args[0].data() + args[0].size(), id);
   if (ec != std::errc() || end != args[0].data() + args[0].size() || id == 0)
@@ -156,7 +162,7 @@ int run_allocation_command(const std::vector<std::string>& args) {
 // file its script writes, follows it while it runs and takes its results.
 int sbatch_command(const std::vector<std::string>& args) {
   constexpr std::string_view usage = "usage: flotilla sbatch CAMPAIGN.ini [--section.key=VALUE ...]";
-  if (args.empty() || args[0] == "--help" || args[0] == "-h") throw std::invalid_argument(std::string(usage));
+  if (args.empty()) throw std::invalid_argument(std::string(usage));
   std::vector<std::string> overrides(args.begin() + 1, args.end());
   overrides.push_back("--resources.backend=slurm");
   auto settings = scheduler::load_settings(args[0], overrides);
@@ -165,27 +171,28 @@ int sbatch_command(const std::vector<std::string>& args) {
         "{}: [intent] stages = bottleneck: a staged campaign decides each stage from the last one's results, so it "
         "cannot be written as held jobs; run it with `flotilla run`, or give --intent.stages=none",
         args[0]));
-  std::error_code ec;
-  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  try {
-    int code = scheduler::run_campaign(
-        settings, {.path_prepend = {ec ? std::filesystem::path() : self.parent_path()}, .live_progress = false,
-                   .hold_jobs = true},
-        std::cout, std::cerr);
+  // The backend holds the job it wrote, and the campaign stops there: a value, kExitHeld.
+  std::optional<jobs::HeldJob> held;
+  const int code = scheduler::run_campaign(
+      settings,
+      {.path_prepend = {jobs::install_dir()}, .live_progress = false, .hold_jobs = true,
+       .on_held = [&](const jobs::HeldJob& job) { held = job; }},
+      std::cout, std::cerr);
+  if (code != scheduler::kExitHeld || !held) {
     std::cout << "nothing left to submit: the campaign is complete\n";
     return code;
-  } catch (const jobs::JobHeld& held) {
-    auto script = (held.dir / "job.sh").string();
-    std::cout << fmt::format("{} {} ({} tasks, manifest {})\n", held.already_written ? "already written, not submitted yet:" : "wrote",
-                             script, held.tasks, (held.dir / "manifest.json").string());
-    // Commands to paste into a shell: a file name like 'we ird$(id).ini' must stay one word and run nothing.
-    std::vector<std::string> words;
-    for (const auto& arg : args) words.push_back(jobs::shell_quote(arg));
-    std::cout << results::printable(
-        fmt::format("submit it with:  sbatch {}\nthen `flotilla run {}` follows the job and records its results\n",
-                    jobs::shell_quote(script), fmt::join(words, " ")));
-    return 0;
   }
+  auto script = (held->dir / "job.sh").string();
+  std::cout << fmt::format("{} {} ({} tasks, manifest {})\n",
+                           held->already_written ? "already written, not submitted yet:" : "wrote", script, held->tasks,
+                           (held->dir / "manifest.json").string());
+  // Commands to paste into a shell: a file name like 'we ird$(id).ini' must stay one word and run nothing.
+  std::vector<std::string> words;
+  for (const auto& arg : args) words.push_back(jobs::shell_quote(arg));
+  std::cout << results::printable(
+      fmt::format("submit it with:  sbatch {}\nthen `flotilla run {}` follows the job and records its results\n",
+                  jobs::shell_quote(script), fmt::join(words, " ")));
+  return 0;
 }
 
 }  // namespace flotilla::cli

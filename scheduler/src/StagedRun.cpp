@@ -53,7 +53,7 @@ Settings stage_settings(const std::function<Settings()>& load, int stage, const 
   }
   const auto campaign_results = s.results;
   s.results = stage_path(campaign_results, stage);
-  if (s.slurm.jobs_dir == campaign_results.string() + ".jobs") s.slurm.jobs_dir = s.results.string() + ".jobs";
+  if (s.jobs_dir == campaign_results.string() + ".jobs") s.jobs_dir = s.results.string() + ".jobs";
   s.tests_dir = s.results.string() + ".tests";  // each stage's candidates are its own
   s.name += fmt::format(".stage{}", stage);
   s.staged = false;
@@ -85,7 +85,7 @@ Settings final_settings(const std::function<Settings()>& load, const std::string
   const auto campaign_results = s.results;
   s.results = campaign_results.parent_path() /
               fmt::format("{}.final{}", campaign_results.stem().string(), campaign_results.extension().string());
-  if (s.slurm.jobs_dir == campaign_results.string() + ".jobs") s.slurm.jobs_dir = s.results.string() + ".jobs";
+  if (s.jobs_dir == campaign_results.string() + ".jobs") s.jobs_dir = s.results.string() + ".jobs";
   s.tests_dir = s.results.string() + ".tests";
   s.name += ".final";
   s.staged = false;

@@ -20,7 +20,6 @@
 #include "Options.h"
 #include "flotilla/jobs/Backend.h"
 #include "flotilla/jobs/Command.h"
-#include "flotilla/jobs/Slurm.h"
 #include "flotilla/results/Stats.h"
 #include "flotilla/search/Strategy.h"
 #include "flotilla/suites/FilePatterns.h"
@@ -302,8 +301,9 @@ void read_suite(Reader& r, Settings& s) {
 
 // evaluate.shards: a number, or auto: one shard per slot the shards can run in at once
 // (suites::auto_shard_count without recorded durations, docs/tests.md): resources.slots, or when
-// it is 0, the CPUs here (local and mpi backends) or resources.nodes x ranks_per_node (slurm).
-int read_shards(Reader& r) {
+// it is 0, what the backend's own settings run at once (Slurm: nodes x ranks_per_node), else the
+// CPUs here.
+int read_shards(Reader& r, const jobs::BackendConfig* backend) {
   if (const auto* raw = r.one("evaluate.shards"); raw->value != "auto") {
     int shards = 0;
     const auto [end, ec] = std::from_chars(raw->value.data(), raw->value.data() + raw->value.size(), shards);
@@ -312,8 +312,7 @@ int read_shards(Reader& r) {
     return shards;
   }
   auto slots = static_cast<unsigned>(r.integer("resources.slots", 0, 4096));
-  if (slots == 0 && r.one("resources.backend")->value == "slurm")
-    slots = static_cast<unsigned>(r.integer("resources.nodes", 1, 100'000) * r.integer("resources.ranks_per_node", 1, 4096));
+  if (slots == 0 && backend) slots = backend->tasks_at_once();
   if (slots == 0) slots = std::max(1u, std::thread::hardware_concurrency());
   return suites::auto_shard_count(std::nan(""), std::numeric_limits<std::size_t>::max(), slots, 0);
 }
@@ -337,17 +336,38 @@ bool is_campaign_name(std::string_view name) {
   });
 }
 
-// A Slurm partition, account or QOS as one sbatch option value: letters, digits and _ . -
-// (partitions also a comma-separated list).
-void check_slurm_name(const RawValue* raw, std::string_view key, bool list) {
-  if (!raw || raw->value.empty()) return;
-  const bool ok = std::all_of(raw->value.begin(), raw->value.end(), [&](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-' || (list && c == ',');
-  });
-  if (!ok)
-    bad(*raw, key, list ? "is not a Slurm partition name or list (letters, digits, _ . - and commas)"
-                        : "is not a Slurm name (letters, digits, _ . -)");
-}
+// The campaign's settings as a backend's registry row reads its own (jobs/BackendSettings.h):
+// through the Reader, so its errors name file, line, section and key as every other setting's.
+class BackendSource final : public jobs::SettingsSource {
+ public:
+  explicit BackendSource(Reader& r) : m_r(r) {}
+  bool given(std::string_view key) override {
+    const auto* raw = m_r.one(key);
+    return raw && raw->where != "default";
+  }
+  std::string text(std::string_view key) override { return m_r.text(key); }
+  long long integer(std::string_view key, long long min, long long max) override { return m_r.integer(key, min, max); }
+  std::chrono::milliseconds duration(std::string_view key) override { return m_r.duration(key); }
+  std::string choice(std::string_view key, const std::vector<std::string_view>& names) override {
+    return registered(m_r, key, names);
+  }
+  std::vector<std::string> all(std::string_view key) override {
+    std::vector<std::string> values;
+    for (const auto& raw : m_r.all(key)) values.push_back(raw.value);
+    return values;
+  }
+  [[noreturn]] void fail(std::string_view key, std::string_view what, std::size_t item) override {
+    const auto values = m_r.all(key);
+    bad(item < values.size() ? values[item] : *m_r.one(key), key, what);
+  }
+  [[noreturn]] void fail_bare(std::string_view key, std::string_view what) override {
+    const auto dot = key.rfind('.');
+    throw ConfigError(fmt::format("{}: [{}] {}: {}", m_r.one(key)->where, key.substr(0, dot), key.substr(dot + 1), what));
+  }
+
+ private:
+  Reader& m_r;
+};
 
 std::string trim(std::string_view text) {
   auto b = text.find_first_not_of(" \t");
@@ -417,40 +437,6 @@ void read_stages(Reader& r, Settings& s) {
 RawValues merge_sources(RawValues file, RawValues overrides) {
   for (auto& [key, values] : overrides) file[key] = std::move(values);
   return file;
-}
-
-// resources.sbatch (or a stage's): the options, checked against SbatchOptions.h's table.
-static std::vector<jobs::SbatchOption> read_sbatch_options(Reader& r, const std::string& key) {
-  const auto* raw = r.one(key);
-  if (!raw) return {};
-  try {
-    return jobs::parse_sbatch_options(raw->value);
-  } catch (const std::invalid_argument& e) {  // the message quotes the option it is about
-    const auto dot = key.rfind('.');
-    throw ConfigError(fmt::format("{}: [{}] {}: {}", raw->where, key.substr(0, dot), key.substr(dot + 1), e.what()));
-  }
-}
-
-// A stage's Slurm allocation: [resources] with the keys its [resources.STAGE] section gives.
-static jobs::SlurmShape read_stage_shape(Reader& r, const Settings::Slurm& base, std::string_view stage) {
-  jobs::SlurmShape shape{.partition = base.partition, .nodes = base.nodes, .ranks_per_node = base.ranks_per_node,
-                         .gpus_per_node = base.gpus_per_node, .time_limit = base.time_limit, .account = base.account,
-                         .qos = base.qos, .extra = base.extra};
-  auto key = [&](std::string_view name) { return fmt::format("resources.{}.{}", stage, name); };
-  if (r.one(key("sbatch"))) shape.extra = read_sbatch_options(r, key("sbatch"));
-  if (r.one(key("partition"))) shape.partition = r.text(key("partition"));
-  if (r.one(key("qos"))) shape.qos = r.text(key("qos"));
-  check_slurm_name(r.one(key("partition")), key("partition"), true);
-  check_slurm_name(r.one(key("qos")), key("qos"), false);
-  if (r.one(key("nodes"))) shape.nodes = static_cast<int>(r.integer(key("nodes"), 1, 100'000));
-  if (r.one(key("ranks_per_node"))) shape.ranks_per_node = static_cast<int>(r.integer(key("ranks_per_node"), 1, 4096));
-  if (r.one(key("gpus_per_node"))) shape.gpus_per_node = static_cast<int>(r.integer(key("gpus_per_node"), 0, 64));
-  if (auto* raw = r.one(key("time_limit"))) {
-    auto limit = r.duration(key("time_limit"));
-    if (limit < std::chrono::minutes(1)) bad(*raw, key("time_limit"), "is shorter than a minute");
-    shape.time_limit = std::chrono::duration_cast<std::chrono::minutes>(limit);
-  }
-  return shape;
 }
 
 // intent.objective and intent.direction, or intent.objectives and intent.pick (docs/objectives.md).
@@ -702,7 +688,11 @@ Settings validate(RawValues raw, const std::string& display) {
   s.confirm_tries = static_cast<int>(r.integer("confirm.tries", 1, 1000));
   s.confirm_head_to_head = r.boolean("confirm.head_to_head");
   s.evaluate_command = r.text("evaluate.command");
-  s.shards = read_shards(r);
+  {  // every backend's own settings, each read by its registry row, before what depends on them
+    BackendSource source(r);
+    s.backends = jobs::read_backend_configs(source);
+  }
+  s.shards = read_shards(r, s.backends.find(r.one("resources.backend")->value).get());
   s.evaluate_timeout = r.duration("evaluate.timeout");
   s.gate = read_gate(r);
   {
@@ -768,63 +758,19 @@ Settings validate(RawValues raw, const std::string& display) {
   s.slots = static_cast<unsigned>(r.integer("resources.slots", 0, 4096));
   s.pin = r.boolean("resources.pin");
   s.ranks = static_cast<unsigned>(r.integer("resources.ranks", 0, 1'000'000));
-  s.slurm.partition = r.text("resources.partition");
-  s.slurm.nodes = static_cast<int>(r.integer("resources.nodes", 1, 100'000));
-  s.slurm.ranks_per_node = static_cast<int>(r.integer("resources.ranks_per_node", 1, 4096));
-  s.slurm.gpus_per_node = static_cast<int>(r.integer("resources.gpus_per_node", 0, 64));
-  auto limit = r.duration("resources.time_limit");
-  if (limit < std::chrono::minutes(1)) bad(*r.one("resources.time_limit"), "resources.time_limit", "is shorter than a minute");
-  s.slurm.time_limit = std::chrono::duration_cast<std::chrono::minutes>(limit);
-  s.slurm.account = r.text("resources.account");
-  s.slurm.qos = r.text("resources.qos");
-  check_slurm_name(r.one("resources.partition"), "resources.partition", true);
-  check_slurm_name(r.one("resources.account"), "resources.account", false);
-  check_slurm_name(r.one("resources.qos"), "resources.qos", false);
-  s.slurm.client = registered(r, "resources.slurm_client", {"api", "sbatch"});
-  s.slurm.start = registered(r, "resources.slurm_start", {"batch", "allocate"});
-  if (s.slurm.start == "allocate" && s.slurm.client != "api")
-    bad(*r.one("resources.slurm_start"), "resources.slurm_start",
-        "needs resources.slurm_client = api: the sbatch client has no way to allocate at once and release with a "
-        "status");
-  s.slurm.jobs_dir = r.text("resources.jobs_dir");
-  // It is written into #SBATCH --chdir and --output lines: no blank, no control character.
-  if (auto* dir = r.one("resources.jobs_dir"); dir && !dir->value.empty() && !jobs::is_sbatch_value(dir->value))
-    bad(*dir, "resources.jobs_dir", "holds a blank or a control character, which a job script's #SBATCH lines cannot carry");
+  s.jobs_dir = r.text("resources.jobs_dir");
   s.max_attempts = static_cast<int>(r.integer("resources.max_attempts", 1, 100));
-  s.slurm.max_submit_jobs = static_cast<int>(r.integer("resources.max_submit_jobs", 0, 1'000'000));
-  s.slurm.launcher = registered(r, "resources.launcher", {"srun", "mpirun"});
-  if (s.slurm.launcher == "mpirun" && s.slurm.start == "allocate")
-    bad(*r.one("resources.launcher"), "resources.launcher",
-        "needs resources.slurm_start = batch: an allocation made at once runs its script outside a Slurm step, "
-        "where mpirun would not see the allocation");
-  s.slurm.srun_mpi = r.text("resources.srun_mpi");
-  check_slurm_name(r.one("resources.srun_mpi"), "resources.srun_mpi", false);
-  if (s.slurm.srun_mpi.empty()) bad(*r.one("resources.srun_mpi"), "resources.srun_mpi", "is empty (srun --mpi=list names the plugins)");
-  s.slurm.extra = read_sbatch_options(r, "resources.sbatch");
-  for (const auto& raw : r.all("resources.setup")) {
-    if (raw.value.empty()) bad(raw, "resources.setup", "is empty");
-    if (std::any_of(raw.value.begin(), raw.value.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 && c != '\t'; }))
-      bad(raw, "resources.setup", "holds a control character: a job script's line cannot carry it");
-    try {
-      jobs::render_setup_line(raw.value, 1);
-    } catch (const jobs::CommandError& e) {
-      bad(raw, "resources.setup", e.what());
-    }
-    s.slurm.setup.push_back(raw.value);
-  }
-  s.slurm.explore = read_stage_shape(r, s.slurm, "explore");
-  s.slurm.evaluate = read_stage_shape(r, s.slurm, "evaluate");
-  s.slurm.build = read_stage_shape(r, s.slurm, "build");
-  // A build is one process on one node; GPUs only when asked for.
-  if (!r.one("resources.build.nodes")) s.slurm.build.nodes = 1;
-  if (!r.one("resources.build.gpus_per_node")) s.slurm.build.gpus_per_node = 0;
   {
     const auto* on = r.one("build.on");
     if (on->value != "auto" && on->value != "host" && on->value != "job") bad(*on, "build.on", "is not auto, host or job");
-    if (on->value == "job" && s.backend != "slurm")
-      bad(*on, "build.on", fmt::format("= job needs resources.backend = slurm (it is {})", s.backend));
+    // Builds as jobs of their own need a backend that runs tasks on other hosts (BackendCapabilities).
+    const bool build_jobs = jobs::backend_capabilities(s.backend).build_jobs;
+    if (on->value == "job" && !build_jobs)
+      bad(*on, "build.on",
+          fmt::format("= job needs resources.backend = {} (it is {})",
+                      fmt::join(jobs::backends_with(&jobs::BackendCapabilities::build_jobs), " or "), s.backend));
     if (on->value != "auto" && s.build_command.empty()) bad(*on, "build.on", "needs [build] command");
-    s.build_jobs = !s.build_command.empty() && (on->value == "job" || (on->value == "auto" && s.backend == "slurm"));
+    s.build_jobs = !s.build_command.empty() && (on->value == "job" || (on->value == "auto" && build_jobs));
   }
   return s;
 }

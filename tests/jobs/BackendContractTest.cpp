@@ -51,8 +51,7 @@ class BackendContract : public ::testing::TestWithParam<std::string> {
     options.name = GetParam();
     options.slots = slots;
     if (GetParam() != "slurm") return make_backend(options);
-    options.slurm = fake_slurm_resources(m_jobs_dir.path(), slots);
-    return make_fake_slurm_backend(m_slurm, options);
+    return make_fake_slurm_backend(m_slurm, options, fake_slurm_resources(m_jobs_dir.path(), slots));
   }
 
  private:

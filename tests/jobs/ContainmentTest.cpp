@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "BackendTestUtil.h"
-#include "Containment.h"
+#include "process/Containment.h"
 
 namespace flotilla::jobs::test {
 namespace {

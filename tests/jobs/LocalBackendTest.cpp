@@ -103,6 +103,35 @@ TEST(LocalBackend, MissingWorkdir) {
             "cannot change directory to '/nonexistent/flotilla-dir': No such file or directory");
 }
 
+// TaskSpec::fresh_dir: emptied by the process runner just before the task starts (a build job's
+// folder on its node), made when missing; one that cannot be made fails the task, naming it.
+TEST(LocalBackend, AFreshDirIsEmptiedBeforeTheTaskStarts) {
+  ScratchDir dir;
+  const auto fresh = dir.path() / "build" / "a1b2";
+  std::filesystem::create_directories(fresh / "obj");
+  std::ofstream(fresh / "obj" / "stale.o") << "left by a killed build\n";
+  auto backend = local(1);
+  TaskSpec spec = sh_task(1, "ls -A " + fresh.string() + "; touch " + (fresh / "new").string());
+  spec.fresh_dir = fresh;
+  TaskResult result = run_one(*backend, spec);
+  EXPECT_EQ(result.status, TaskStatus::ok) << result.reason;
+  EXPECT_EQ(result.output_tail, "");  // nothing left when it started
+  EXPECT_TRUE(std::filesystem::exists(fresh / "new"));
+  std::filesystem::remove_all(dir.path() / "build");
+  spec.id = 2;
+  result = run_one(*backend, spec);  // a folder that is not there yet is made
+  EXPECT_EQ(result.status, TaskStatus::ok) << result.reason;
+  EXPECT_TRUE(std::filesystem::exists(fresh / "new"));
+
+  std::ofstream(dir.path() / "file") << "x";
+  spec.id = 3;
+  spec.fresh_dir = dir.path() / "file" / "sub";
+  result = run_one(*backend, spec);
+  EXPECT_EQ(result.status, TaskStatus::failed);
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.reason, "cannot empty the folder '" + spec.fresh_dir.string() + "': Not a directory");
+}
+
 TEST(LocalBackend, GrandchildThatLeavesTheGroupDoesNotHoldTheTask) {
   auto backend = local(1);
   const auto start = SteadyClock::now();

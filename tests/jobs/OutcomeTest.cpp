@@ -1,10 +1,10 @@
-// OutcomeTest.cpp — the status rules of Task.h as pure functions (jobs/src/Outcome.h).
+// OutcomeTest.cpp — the status rules of Task.h as pure functions (jobs/src/process/Outcome.h).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
 #include <csignal>
 
-#include "Outcome.h"
+#include "process/Outcome.h"
 
 namespace flotilla::jobs {
 namespace {

@@ -11,8 +11,8 @@
 
 #include <gtest/gtest.h>
 
-#include "MpiBackend.h"
-#include "PrivateDir.h"
+#include "mpi/MpiBackend.h"
+#include "process/PrivateDir.h"
 
 namespace fs = std::filesystem;
 using namespace flotilla::jobs;

@@ -8,12 +8,17 @@
 
 #include "BuildInputs.h"
 #include "BuildStage.h"
+#include "FakeSlurm.h"
+#include "flotilla/jobs/SlurmSettings.h"
 #include "flotilla/scheduler/Builds.h"
 #include "flotilla/scheduler/Settings.h"
 
 using namespace flotilla::scheduler;
 
 namespace {
+
+// The Slurm backend's own settings, as its registry row read them (jobs/SlurmSettings.h).
+const flotilla::jobs::SlurmSettings& slurm_of(const Settings& s) { return flotilla::jobs::slurm_settings(s.backends); }
 
 using Values = std::map<std::string, std::string, std::less<>>;
 
@@ -171,12 +176,12 @@ TEST_F(BuildSettingsTest, WhereBuildsRun) {
   auto slurm = load(kBuild, {"--resources.backend=slurm", "--resources.gpus_per_node=4", "--resources.nodes=2",
                              "--resources.build.partition=cpu", "--resources.build.time_limit=20m"});
   EXPECT_TRUE(slurm.build_jobs);
-  EXPECT_EQ(slurm.slurm.build.partition, "cpu");
-  EXPECT_EQ(slurm.slurm.build.nodes, 1);
-  EXPECT_EQ(slurm.slurm.build.gpus_per_node, 0);
-  EXPECT_EQ(slurm.slurm.build.time_limit, std::chrono::minutes(20));
-  EXPECT_EQ(slurm.slurm.explore.gpus_per_node, 4);  // the others keep resources.*
-  EXPECT_EQ(load(kBuild, {"--resources.backend=slurm", "--resources.build.gpus_per_node=1"}).slurm.build.gpus_per_node, 1);
+  EXPECT_EQ(slurm_of(slurm).stage("build").partition, "cpu");
+  EXPECT_EQ(slurm_of(slurm).stage("build").nodes, 1);
+  EXPECT_EQ(slurm_of(slurm).stage("build").gpus_per_node, 0);
+  EXPECT_EQ(slurm_of(slurm).stage("build").time_limit, std::chrono::minutes(20));
+  EXPECT_EQ(slurm_of(slurm).stage("explore").gpus_per_node, 4);  // the others keep resources.*
+  EXPECT_EQ(slurm_of(load(kBuild, {"--resources.backend=slurm", "--resources.build.gpus_per_node=1"})).stage("build").gpus_per_node, 1);
   EXPECT_FALSE(load(kBuild, {"--resources.backend=slurm", "--build.on=host"}).build_jobs);
   EXPECT_EQ(error_of(kBuild, {"--build.on=job"}),
             "command line: [build] on: 'job' = job needs resources.backend = slurm (it is local)");
@@ -213,6 +218,39 @@ TEST_F(BuildSettingsTest, SharedBuildsAreCopiedBeforeAnyIsRecorded) {
 }
 
 }  // namespace
+
+// A build job's folder is emptied on its node just before the build starts, by the process runner
+// there (TaskSpec::fresh_dir, through the job's manifest): no `sh -c` in front of the build. Run
+// on the Slurm backend over the fake Slurm, whose jobs start their tasks as flotilla-worker does.
+TEST_F(BuildSettingsTest, ABuildJobsFolderIsEmptiedWhereItRunsWithoutAShell) {
+  auto s = load(replace(kBuild, "command = c++ -O{opt} -DBLOCK={block} -o {build_dir}/kernel kernel.cpp",
+                        "command = ls -A {build_dir}"),
+                {"--resources.backend=slurm", "--build.dir=" + (m_dir / "builds").string()});
+  ASSERT_TRUE(s.build_jobs);
+  flotilla::jobs::test::FakeSlurm slurm;
+  BuildStage stage(s, [&] {
+    return flotilla::jobs::test::make_fake_slurm_backend(
+        slurm, {.name = "slurm"}, flotilla::jobs::test::fake_slurm_resources(m_dir / "jobs", 1));
+  });
+  const Values values{{"opt", "2"}, {"block", "32"}};
+  const auto folder = stage.folder(values);
+  std::filesystem::create_directories(folder / "obj");
+  std::ofstream(folder / "obj" / "kernel.o") << "left by a killed build\n";
+  std::vector<flotilla::results::TrialRecord> trials;
+  stage.run({0}, {}, [&](std::int64_t) { return values; },
+            [&](flotilla::results::TrialRecord t) { trials.push_back(std::move(t)); }, [] { return false; },
+            [] { return true; });
+  ASSERT_EQ(trials.size(), 1u);
+  EXPECT_EQ(trials[0].status, flotilla::results::TrialStatus::ok) << trials[0].reason;
+  EXPECT_EQ(trials[0].output_tail, "");  // `ls -A` of the folder found it empty
+  EXPECT_TRUE(std::filesystem::is_directory(folder));
+  EXPECT_FALSE(std::filesystem::exists(folder / "obj"));
+  ASSERT_EQ(slurm.submitted().size(), 1u);
+  std::ifstream manifest(slurm.submitted()[0].workdir / "manifest.json");  // the job's folder
+  const std::string text((std::istreambuf_iterator<char>(manifest)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find(R"("argv":["ls","-A",)"), std::string::npos) << text;  // the build's own words, first
+  EXPECT_NE(text.find(R"("fresh_dir":)"), std::string::npos) << text;
+}
 
 // Hostile input: two campaigns sharing build.dir overwrote each other's builds (campaign A's
 // candidate recorded 10, 99, 99 after B rebuilt the same key from changed sources). A build

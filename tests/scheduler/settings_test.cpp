@@ -10,6 +10,7 @@
 
 #include <thread>
 
+#include "flotilla/jobs/SlurmSettings.h"
 #include "flotilla/scheduler/Settings.h"
 #include "Ini.h"
 #include "Options.h"
@@ -18,6 +19,9 @@
 using namespace flotilla::scheduler;
 
 namespace {
+
+// The Slurm backend's own settings, as its registry row read them (jobs/SlurmSettings.h).
+const flotilla::jobs::SlurmSettings& slurm_of(const Settings& s) { return flotilla::jobs::slurm_settings(s.backends); }
 
 const char* kValid = R"([campaign]
 name = tiling
@@ -278,19 +282,19 @@ TEST_F(SettingsTest, SlurmResources) {
                                                     "gpus_per_node = 4\ntime_limit = 2h\nslurm_client = sbatch\n")),
                          {});
   EXPECT_EQ(s.backend, "slurm");
-  EXPECT_EQ(s.slurm.partition, "gb200");
-  EXPECT_EQ(s.slurm.nodes, 2);
-  EXPECT_EQ(s.slurm.ranks_per_node, 2);
-  EXPECT_EQ(s.slurm.gpus_per_node, 4);
-  EXPECT_EQ(s.slurm.time_limit, std::chrono::minutes(120));
-  EXPECT_EQ(s.slurm.client, "sbatch");
-  EXPECT_EQ(s.slurm.jobs_dir, "tiling.h5.jobs");
+  EXPECT_EQ(slurm_of(s).shape.partition, "gb200");
+  EXPECT_EQ(slurm_of(s).shape.nodes, 2);
+  EXPECT_EQ(slurm_of(s).shape.ranks_per_node, 2);
+  EXPECT_EQ(slurm_of(s).shape.gpus_per_node, 4);
+  EXPECT_EQ(slurm_of(s).shape.time_limit, std::chrono::minutes(120));
+  EXPECT_EQ(slurm_of(s).client, "sbatch");
+  EXPECT_EQ(s.jobs_dir, "tiling.h5.jobs");
   EXPECT_EQ(error_of(kValid, {"--resources.time_limit=30s"}),
             "command line: [resources] time_limit: '30s' is shorter than a minute");
   EXPECT_EQ(error_of(kValid, {"--resources.slurm_client=rest"}),
             "command line: [resources] slurm_client: 'rest' is not one of: api, sbatch");
-  EXPECT_EQ(s.slurm.start, "batch");
-  EXPECT_EQ(load_settings(write(kValid), {"--resources.slurm_start=allocate"}).slurm.start, "allocate");
+  EXPECT_EQ(slurm_of(s).start, "batch");
+  EXPECT_EQ(slurm_of(load_settings(write(kValid), {"--resources.slurm_start=allocate"})).start, "allocate");
   EXPECT_EQ(error_of(kValid, {"--resources.slurm_start=salloc"}),
             "command line: [resources] slurm_start: 'salloc' is not one of: batch, allocate");
   EXPECT_EQ(error_of(kValid + std::string("[resources]\nslurm_client = sbatch\nslurm_start = allocate\n")),
@@ -304,10 +308,10 @@ TEST_F(SettingsTest, SbatchPassThroughAndSetupLines) {
                                                     "[resources.evaluate]\nsbatch = --mem=8G\n")),
                          {});
   using flotilla::jobs::SbatchOption;
-  EXPECT_EQ(s.slurm.extra, (std::vector<SbatchOption>{{"constraint", "gb200"}, {"exclusive", ""}}));
-  EXPECT_EQ(s.slurm.explore.extra, s.slurm.extra);  // a stage without its own takes [resources]'
-  EXPECT_EQ(s.slurm.evaluate.extra, (std::vector<SbatchOption>{{"mem", "8G"}}));  // and one with its own, only those
-  EXPECT_EQ(s.slurm.setup, (std::vector<std::string>{"module load cuda/12.4", "source 'my env.sh'"}));
+  EXPECT_EQ(slurm_of(s).shape.extra, (std::vector<SbatchOption>{{"constraint", "gb200"}, {"exclusive", ""}}));
+  EXPECT_EQ(slurm_of(s).stage("explore").extra, slurm_of(s).shape.extra);  // a stage without its own takes [resources]'
+  EXPECT_EQ(slurm_of(s).stage("evaluate").extra, (std::vector<SbatchOption>{{"mem", "8G"}}));  // and one with its own, only those
+  EXPECT_EQ(slurm_of(s).setup, (std::vector<std::string>{"module load cuda/12.4", "source 'my env.sh'"}));
 
   const std::string f = "flotilla_settings_test.ini";
   EXPECT_EQ(error_of(kValid + std::string("[resources]\nsbatch = --partition=debug\n")),
@@ -568,7 +572,7 @@ TEST_F(SettingsTest, ValuesThatReachJobScriptsAreChecked) {
   EXPECT_EQ(error_of(kValid, {"--resources.jobs_dir=/tmp/a\nid"}),
             "command line: [resources] jobs_dir: '/tmp/a\nid' holds a blank or a control character, which a job "
             "script's #SBATCH lines cannot carry");
-  EXPECT_EQ(load_settings(write(kValid), {"--resources.partition=debug,gb200"}).slurm.partition, "debug,gb200");
+  EXPECT_EQ(slurm_of(load_settings(write(kValid), {"--resources.partition=debug,gb200"})).shape.partition, "debug,gb200");
 }
 
 // Each backend declares its own settings (jobs::backend_settings, next to the backend); the one

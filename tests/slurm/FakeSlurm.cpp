@@ -82,8 +82,9 @@ SlurmResources fake_slurm_resources(const std::filesystem::path& jobs_dir, unsig
   return r;
 }
 
-std::unique_ptr<Backend> make_fake_slurm_backend(FakeSlurm& slurm, const BackendOptions& options) {
-  return make_slurm_backend(options, slurm.client());
+std::unique_ptr<Backend> make_fake_slurm_backend(FakeSlurm& slurm, const BackendOptions& options,
+                                                 const SlurmResources& settings) {
+  return make_slurm_backend(settings, options, slurm.client());
 }
 
 FakeSlurm::FakeSlurm() = default;

@@ -32,6 +32,7 @@
 
 #include "flotilla/jobs/Backend.h"
 #include "flotilla/jobs/Slurm.h"
+#include "slurm/SlurmResources.h"
 
 namespace flotilla::jobs::test {
 
@@ -119,7 +120,8 @@ int task_ranks(const JobRequest& request);
 // ranks and the dispatcher.
 SlurmResources fake_slurm_resources(const std::filesystem::path& jobs_dir, unsigned slots);
 
-// The Slurm backend on `slurm` (jobs/src/slurm/SlurmBackend.h).
-std::unique_ptr<Backend> make_fake_slurm_backend(FakeSlurm& slurm, const BackendOptions& options);
+// The Slurm backend on `slurm` (jobs/src/slurm/SlurmBackend.h) with `settings`.
+std::unique_ptr<Backend> make_fake_slurm_backend(FakeSlurm& slurm, const BackendOptions& options,
+                                                 const SlurmResources& settings);
 
 }  // namespace flotilla::jobs::test

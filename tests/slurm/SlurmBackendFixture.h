@@ -24,11 +24,11 @@ class SlurmBackendTest : public ::testing::Test {
   // A backend on the fake Slurm with `settings`; a second one on the same folder is a restarted
   // scheduler.
   std::unique_ptr<Backend> make() {
-    BackendOptions options{.name = "slurm", .path_prepend = path_prepend, .slurm = settings};
+    BackendOptions options{.name = "slurm", .path_prepend = path_prepend};
     options.notice = [this](std::string kind, std::string message) {
       notices.emplace_back(std::move(kind), std::move(message));
     };
-    return make_fake_slurm_backend(slurm, options);
+    return make_fake_slurm_backend(slurm, options, settings);
   }
 
   const std::filesystem::path& jobs_dir() const { return m_jobs.path(); }

@@ -44,6 +44,7 @@ void expect_same(const Manifest& a, const Manifest& b) {
       EXPECT_EQ(c->env, d.env);
       EXPECT_EQ(c->workdir, d.workdir);
       EXPECT_EQ(c->objective, d.objective);
+      EXPECT_EQ(c->fresh_dir, d.fresh_dir);
     } else {
       const auto& k = std::get<KernelTask>(a.tasks[i].work);
       const auto& l = std::get<KernelTask>(b.tasks[i].work);
@@ -73,6 +74,15 @@ TEST(Manifest, JsonRoundTrip) {
   expect_same(manifest, manifest_from_json(manifest_to_json(manifest), "job.json"));
 }
 
+// TaskSpec::fresh_dir reaches the node that empties it (a build job's folder).
+TEST(Manifest, AFreshDirRoundTrips) {
+  Manifest manifest{"campaign-3-build", "campaign-3-build.h5", {}};
+  manifest.tasks.push_back({4097, 1, CommandTask{{"make"}, 0ms, {}, "/work", "", "/work/builds/a1b2"}});
+  const Manifest back = manifest_from_json(manifest_to_json(manifest), "job.json");
+  expect_same(manifest, back);
+  EXPECT_EQ(std::get<CommandTask>(back.tasks[0].work).fresh_dir, "/work/builds/a1b2");
+}
+
 TEST(Manifest, DefaultsForOptionalFields) {
   const Manifest m = manifest_from_json(
       R"({"flotilla_manifest": 1, "job": "j", "output": "j.h5", "tasks": [
@@ -82,6 +92,7 @@ TEST(Manifest, DefaultsForOptionalFields) {
   ASSERT_EQ(m.tasks.size(), 2u);
   EXPECT_EQ(m.tasks[0].attempt, 0);
   EXPECT_EQ(std::get<CommandTask>(m.tasks[0].work).timeout, 0ms);
+  EXPECT_TRUE(std::get<CommandTask>(m.tasks[0].work).fresh_dir.empty());
   const auto& kernel = std::get<KernelTask>(m.tasks[1].work);
   EXPECT_EQ(kernel.mode, KernelMode::benchmark);
   EXPECT_EQ(kernel.shards, 1);
@@ -188,6 +199,12 @@ TEST(ManifestTask, AnythingTheExecutableMightReadDifferentlyStaysACommand) {
   const auto task = to_manifest_task(with_env);
   ASSERT_TRUE(std::holds_alternative<CommandTask>(task.work));
   EXPECT_EQ(std::get<CommandTask>(task.work).env, with_env.env);
+  // A folder to empty first is work the process runner does: never an in-process kernel.
+  TaskSpec with_fresh_dir = spec_of({"flotilla-kernel", "stencil"});
+  with_fresh_dir.fresh_dir = "/work/builds/a1b2";
+  const auto fresh = to_manifest_task(with_fresh_dir);
+  ASSERT_TRUE(std::holds_alternative<CommandTask>(fresh.work));
+  EXPECT_EQ(to_task_spec(1, 0, std::get<CommandTask>(fresh.work)).fresh_dir, with_fresh_dir.fresh_dir);
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "Process.h"
+#include "process/Process.h"
 #include "flotilla/jobs/Placement.h"
 #include "flotilla/jobs/Subprocess.h"
 

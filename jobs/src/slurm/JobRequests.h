@@ -11,7 +11,7 @@
 #include <string_view>
 
 #include "Job.h"
-#include "flotilla/jobs/Backend.h"
+#include "SlurmResources.h"
 
 namespace flotilla::jobs::slurm {
 

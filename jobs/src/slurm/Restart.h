@@ -19,7 +19,7 @@
 #include "JobFolder.h"
 #include "JobJournal.h"
 #include "TaskLedger.h"
-#include "flotilla/jobs/Backend.h"
+#include "SlurmResources.h"
 
 namespace flotilla::jobs::slurm {
 

@@ -17,14 +17,16 @@
 #include <fmt/format.h>
 
 #include "JobRequests.h"
+#include "flotilla/jobs/Programs.h"
 
 namespace flotilla::jobs::slurm {
 namespace {
 
-std::filesystem::path find_program(const std::vector<std::filesystem::path>& dirs, const std::string& name) {
-  for (const auto& dir : dirs)
-    if (std::filesystem::exists(dir / name)) return std::filesystem::absolute(dir / name);
-  return name;  // on PATH (the compute nodes' PATH, for flotilla-worker)
+// In the prepended folders (flotilla's own, Programs.h), else the bare name: looked up on the
+// PATH where it runs (the compute nodes', for flotilla-worker).
+std::filesystem::path own_program(const std::vector<std::filesystem::path>& dirs, const std::string& name) {
+  auto found = dirs.empty() ? std::filesystem::path() : find_program_path(name, search_path(dirs, ""));
+  return found.empty() ? std::filesystem::path(name) : found;
 }
 
 SlurmResources checked(SlurmResources settings) {
@@ -38,13 +40,13 @@ SlurmResources checked(SlurmResources settings) {
 
 }  // namespace
 
-SlurmBackend::SlurmBackend(const BackendOptions& o, std::unique_ptr<SlurmClient> client)
-    : m_settings(checked(o.slurm)),
+SlurmBackend::SlurmBackend(SlurmResources settings, const BackendOptions& o, std::unique_ptr<SlurmClient> client)
+    : m_settings(checked(std::move(settings))),
       m_notice(o.notice),
       m_client(std::move(client)),
       m_journal(m_notice),
       m_poller(*m_client, m_ledger, m_journal, m_notice),
-      m_allocator(*m_client, m_journal, m_notice, find_program(o.path_prepend, "flotilla")),
+      m_allocator(*m_client, m_journal, m_notice, own_program(o.path_prepend, "flotilla")),
       m_restart(m_settings, *m_client, m_ledger, m_journal, m_notice),
       m_submitter(m_settings,
                   {.client = *m_client,
@@ -53,7 +55,7 @@ SlurmBackend::SlurmBackend(const BackendOptions& o, std::unique_ptr<SlurmClient>
                    .allocator = m_allocator,
                    .poller = m_poller,
                    .unsubmitted = m_restart.unsubmitted()},
-                  m_notice, find_program(o.path_prepend, "flotilla-worker")) {
+                  m_notice, own_program(o.path_prepend, "flotilla-worker")) {
   check_sbatch_environment(m_client->name(), m_notice);
   m_restart.scan_earlier_jobs();
 }
@@ -93,8 +95,12 @@ std::vector<TaskResult> SlurmBackend::collect(std::chrono::milliseconds wait) {
   return m_ledger.drain();
 }
 
+BackendCapabilities SlurmBackend::capabilities() const { return kSlurmCapabilities; }
+
 std::size_t SlurmBackend::queued() const {
-  return m_ledger.tasks_in_jobs(false) + m_submitter.unsent() + m_ledger.ready_count();
+  // A held job's tasks stay queued: nothing runs them until a person submits the job.
+  const std::size_t held = m_submitter.held() ? m_submitter.held()->tasks : 0;
+  return m_ledger.tasks_in_jobs(false) + m_submitter.unsent() + m_ledger.ready_count() + held;
 }
 
 void SlurmBackend::cancel_all() {
@@ -125,11 +131,14 @@ std::optional<JobsOverview> SlurmBackend::jobs_overview() const {
 namespace flotilla::jobs {
 
 std::unique_ptr<Backend> make_slurm_backend(const BackendOptions& options) {
-  return make_slurm_backend(options, make_slurm_client(options.slurm.client));
+  auto settings = slurm_resources(options);
+  auto client = make_slurm_client(settings.client);
+  return make_slurm_backend(settings, options, std::move(client));
 }
 
-std::unique_ptr<Backend> make_slurm_backend(const BackendOptions& options, std::unique_ptr<SlurmClient> client) {
-  return std::make_unique<slurm::SlurmBackend>(options, std::move(client));
+std::unique_ptr<Backend> make_slurm_backend(const SlurmResources& settings, const BackendOptions& options,
+                                            std::unique_ptr<SlurmClient> client) {
+  return std::make_unique<slurm::SlurmBackend>(settings, options, std::move(client));
 }
 
 }  // namespace flotilla::jobs

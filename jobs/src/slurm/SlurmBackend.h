@@ -3,8 +3,8 @@
 // partitions), an allocation of nodes x ranks_per_node that runs flotilla-worker under
 // `srun --mpi=pmix` on a manifest of the tasks; the worker's rank 0 writes every result to the
 // job's HDF5 file, read back here. In hold mode (`flotilla sbatch`) the next job's folder is
-// written and JobHeld thrown instead of submitting; a job submitted by hand from such a folder is
-// found by its name and followed like the backend's own.
+// written instead of submitting, and held() names it; a job submitted by hand from such a folder
+// is found by its name and followed like the backend's own.
 //
 // A thin composition of parts with one concern each, sharing the ledger of tasks and jobs:
 //   TaskLedger   the jobs followed, tasks waiting for a result, results ready (exactly once)
@@ -34,6 +34,7 @@
 #include "JobJournal.h"
 #include "Poller.h"
 #include "Restart.h"
+#include "SlurmResources.h"
 #include "Submitter.h"
 #include "TaskLedger.h"
 #include "flotilla/jobs/Backend.h"
@@ -42,14 +43,15 @@ namespace flotilla::jobs::slurm {
 
 class SlurmBackend final : public Backend {
  public:
-  // Reads jobs_dir (Restart::scan_earlier_jobs), asking `client` for its jobs' states.
-  SlurmBackend(const BackendOptions& options, std::unique_ptr<SlurmClient> client);
+  // Reads jobs_dir (Restart::scan_earlier_jobs), asking `client` for its jobs' states. `settings`
+  // is slurm_resources(options), or the tests' own.
+  SlurmBackend(SlurmResources settings, const BackendOptions& options, std::unique_ptr<SlurmClient> client);
   // Jobs outlive the scheduler (a restart re-attaches through their folders): nothing is
   // cancelled here, and no Slurm call can throw from a destructor.
   ~SlurmBackend() override = default;
 
   std::string_view name() const override { return "slurm"; }
-  BackendCapabilities capabilities() const override { return {.dependencies = true, .outlives_scheduler = true}; }
+  BackendCapabilities capabilities() const override;
   std::size_t detach() override;
   void submit(std::vector<TaskSpec> tasks) override;
   std::vector<TaskResult> collect(std::chrono::milliseconds wait) override;
@@ -57,6 +59,7 @@ class SlurmBackend final : public Backend {
   std::size_t running() const override { return m_ledger.tasks_in_jobs(true); }
   void cancel_all() override;
   std::optional<JobsOverview> jobs_overview() const override;
+  std::optional<HeldJob> held() const override { return m_submitter.held(); }
 
  private:
   SlurmResources m_settings;
@@ -74,10 +77,16 @@ class SlurmBackend final : public Backend {
 
 namespace flotilla::jobs {
 
-// The backend with the Slurm client resources.slurm_client names (api or sbatch).
+// What the Slurm backend can do (its registry row's and every instance's).
+constexpr BackendCapabilities kSlurmCapabilities{
+    .dependencies = true, .outlives_scheduler = true, .build_jobs = true, .job_scripts = true};
+
+// The backend with its settings resolved for options.stages (slurm_resources) and the Slurm
+// client they name (api or sbatch).
 std::unique_ptr<Backend> make_slurm_backend(const BackendOptions& options);
-// The backend with a client of the caller's (a fake Slurm in tests).
-std::unique_ptr<Backend> make_slurm_backend(const BackendOptions& options, std::unique_ptr<SlurmClient> client);
+// The backend with settings and a client of the caller's (a fake Slurm in tests).
+std::unique_ptr<Backend> make_slurm_backend(const SlurmResources& settings, const BackendOptions& options,
+                                            std::unique_ptr<SlurmClient> client);
 
 const std::vector<BackendSetting>& slurm_backend_settings();
 

@@ -31,15 +31,17 @@ void Submitter::finish_unsent(const std::string& reason, TaskStatus status) {
 // One job per resource set of the tasks submitted since the last call, or, when its tasks name
 // array elements, one job array per MaxArraySize elements.
 void Submitter::make_jobs() {
+  if (m_held) return;  // hold mode wrote its one job
   const auto& ledger = m_parts.ledger;
   std::vector<std::string> order;
   for (const auto& [resources, ids] : m_unsent)
     if (!ids.empty()) order.insert(ledger.spec(ids.front()).after.empty() ? order.begin() : order.end(), resources);
   for (const auto& resources : order) {
     auto ids = std::move(m_unsent[resources]);
-    if (m_settings.hold) hold_existing(ids);
+    if (m_settings.hold && hold_existing(ids)) return;
     if (ledger.spec(ids.front()).array_index < 0) {
       add_job(resources, ids, nullptr);
+      if (m_held) return;
       continue;
     }
     std::map<std::uint32_t, std::vector<std::uint64_t>> by_element;
@@ -51,6 +53,7 @@ void Submitter::make_jobs() {
       for (auto element : piece.elements)
         piece_ids.insert(piece_ids.end(), by_element[element].begin(), by_element[element].end());
       add_job(resources, piece_ids, &piece);
+      if (m_held) return;
     }
   }
   m_unsent.clear();
@@ -72,7 +75,7 @@ void Submitter::add_job(const std::string& resources, const std::vector<std::uin
   }
   if (piece) job.array = piece->spec;
   write_job_folder(job.dir, job.name, specs, elements);
-  if (m_settings.hold) try_submit(job, "");         // throws JobHeld
+  if (m_settings.hold) return hold(job, job_request(job, m_settings, m_worker, ""));
   m_parts.ledger.jobs().push_back(std::move(job));  // submitted by submit_waiting()
 }
 
@@ -127,17 +130,24 @@ std::size_t Submitter::count_user_queued() {
 }
 
 // `flotilla sbatch` run again before the folder it wrote was submitted: point at that folder.
-void Submitter::hold_existing(const std::vector<std::uint64_t>& ids) const {
+bool Submitter::hold_existing(const std::vector<std::uint64_t>& ids) {
   for (const auto& [dir, tasks] : m_parts.unsubmitted)
-    if (tasks == std::set<std::uint64_t>(ids.begin(), ids.end())) throw JobHeld(dir, ids.size(), true);
+    if (tasks == std::set<std::uint64_t>(ids.begin(), ids.end())) {
+      m_held = HeldJob{dir, ids.size(), true};
+      return true;
+    }
+  return false;
+}
+
+// Hold mode: the script is written beside the manifest, for a person to submit; nothing more is
+// made or submitted, and the job's tasks stay queued.
+void Submitter::hold(const Job& job, const JobRequest& request) {
+  std::ofstream(job.dir / "job.sh") << render_job_script(request);
+  m_held = HeldJob{job.dir, job.tasks.size(), false};
 }
 
 void Submitter::try_submit(Job& job, const std::string& dependency) {
   const auto request = job_request(job, m_settings, m_worker, dependency);
-  if (m_settings.hold) {
-    std::ofstream(job.dir / "job.sh") << render_job_script(request);
-    throw JobHeld(job.dir, job.tasks.size(), false);
-  }
   if (m_settings.start == "allocate") {
     switch (m_parts.allocator.try_allocate(job, request, m_parts.poller.watching_released())) {
       case Allocator::Outcome::allocated:

@@ -2,7 +2,8 @@
 // calls become one job per resource set (a job array, cut at MaxArraySize, when they name array
 // elements), written to a folder of its own and submitted once its dependencies are in Slurm,
 // within the user's MaxSubmitJobs, with back-off after a submit-limit refusal. In hold mode
-// (`flotilla sbatch`) the next job's folder is written and JobHeld thrown instead.
+// (`flotilla sbatch`) the next job's folder is written instead and held() names it; from then on
+// nothing more is made or submitted.
 //
 // Invariants:
 //  - Jobs that depend on no other are made first, so a dependent job finds the job it waits for.
@@ -24,6 +25,7 @@
 #include "Job.h"
 #include "JobJournal.h"
 #include "Poller.h"
+#include "SlurmResources.h"
 #include "TaskLedger.h"
 #include "flotilla/jobs/Backend.h"
 
@@ -54,13 +56,16 @@ class Submitter {
   void make_jobs();
   // Submits the jobs whose back-off has passed and whose dependencies are submitted.
   void submit_waiting();
+  // Hold mode: the job written instead of submitted, once there is one.
+  const std::optional<HeldJob>& held() const { return m_held; }
 
  private:
   void add_job(const std::string& resources, const std::vector<std::uint64_t>& ids, const ArrayPiece* piece);
   std::uint32_t max_array_size();
   std::optional<std::string> dependency_of(const Job& job) const;
   std::size_t count_user_queued();
-  void hold_existing(const std::vector<std::uint64_t>& ids) const;
+  bool hold_existing(const std::vector<std::uint64_t>& ids);
+  void hold(const Job& job, const JobRequest& request);
   void try_submit(Job& job, const std::string& dependency);
   void defer_for_own(Job& job);
 
@@ -71,6 +76,7 @@ class Submitter {
   std::map<std::string, std::vector<std::uint64_t>> m_unsent;  // resources -> tasks for the next job
   std::uint32_t m_max_array_size = 0;                          // 0: not asked yet
   int m_counter = 0;                                           // job names: PREFIX-PID-N
+  std::optional<HeldJob> m_held;                               // hold mode: the job written
 };
 
 }  // namespace flotilla::jobs::slurm

@@ -3,13 +3,13 @@
 
 #include <csignal>
 #include <filesystem>
-#include <system_error>
 #include <vector>
 
-#include "../Outcome.h"
-#include "../TaskRun.h"
+#include "process/Outcome.h"
+#include "process/TaskRun.h"
 #include "Signals.h"
 #include "flotilla/jobs/Metrics.h"
+#include "flotilla/jobs/Programs.h"
 #include "flotilla/kernels/Family.h"
 #include "flotilla/kernels/Run.h"
 
@@ -32,10 +32,9 @@ bool runs_in_process(const KernelTask& kernel) {
 // flotilla-kernel and the other programs installed beside it are found inside Slurm and mpirun
 // jobs too, whatever PATH the job inherited.
 std::vector<std::filesystem::path> own_directory() {
-  std::error_code ec;
-  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) return {};
-  return {self.parent_path()};
+  auto dir = install_dir();
+  if (dir.empty()) return {};
+  return {std::move(dir)};
 }
 
 }  // namespace

@@ -11,35 +11,29 @@ namespace flotilla::scheduler {
 
 std::string campaign_tag(const Settings& s) { return std::filesystem::absolute(s.results).string(); }
 
+// The campaign's backend runs the explore and evaluate stages' tasks, with its own settings as its
+// registry row read them (Settings::backends): the scheduler names stages, never a backend.
 std::unique_ptr<jobs::Backend> make_campaign_backend(const Settings& s, const RunOptions& o, Notice notice) {
-  jobs::SlurmResources slurm{.client = s.slurm.client, .shape = s.slurm.explore,
-                             .stages = {{"explore", s.slurm.explore}, {"evaluate", s.slurm.evaluate}},
-                             .workdir = s.slurm.jobs_dir, .job_prefix = s.name, .max_attempts = s.max_attempts,
-                             .max_submit_jobs = s.slurm.max_submit_jobs, .hold = o.hold_jobs,
-                             .start = s.slurm.start, .setup = s.slurm.setup,
-                             .launcher = s.slurm.launcher, .srun_mpi = s.slurm.srun_mpi};
   const auto make = o.make_backend ? o.make_backend : [](const jobs::BackendOptions& b) { return jobs::make_backend(b); };
-  return make({.name = s.backend, .slots = s.slots, .pin = s.pin, .ranks = s.ranks, .path_prepend = o.path_prepend,
-               .jobs_dir = s.slurm.jobs_dir, .campaign_tag = campaign_tag(s), .slurm = std::move(slurm),
-               .notice = std::move(notice)});
+  return make({.name = s.backend, .config = s.backends.find(s.backend), .stages = {"explore", "evaluate"},
+               .slots = s.slots, .pin = s.pin, .ranks = s.ranks, .path_prepend = o.path_prepend, .jobs_dir = s.jobs_dir,
+               .job_prefix = s.name, .max_attempts = s.max_attempts, .hold = o.hold_jobs,
+               .campaign_tag = campaign_tag(s), .notice = std::move(notice)});
 }
 
-// Where builds run (BuildStage.h): Slurm jobs of their own on [resources.build], in
-// JOBS_DIR/builds (build.on = job), or processes on this host, build.parallel at a time.
+// Where builds run (BuildStage.h): jobs of their own on the campaign's backend, made for the stage
+// "build", in JOBS_DIR/builds (build.on = job, a backend that can: BackendCapabilities::build_jobs),
+// or processes on this host, build.parallel at a time.
 BuildStage::BackendFactory make_build_backend_factory(const Settings& s, const RunOptions& o, Notice notice) {
   if (s.build_jobs) {
-    jobs::SlurmResources slurm{.client = s.slurm.client, .shape = s.slurm.build, .stages = {{"build", s.slurm.build}},
-                               .workdir = s.slurm.jobs_dir / "builds", .job_prefix = s.name + "-build",
-                               .max_attempts = s.max_attempts, .max_submit_jobs = s.slurm.max_submit_jobs,
-                               .hold = o.hold_jobs, .start = "batch", .setup = s.slurm.setup,
-                               .launcher = s.slurm.launcher, .srun_mpi = s.slurm.srun_mpi};
-    return [slurm, path_prepend = o.path_prepend, notice = std::move(notice)] {
-      return jobs::make_backend({.name = "slurm", .path_prepend = path_prepend, .slurm = slurm, .notice = notice});
-    };
+    jobs::BackendOptions options{.name = s.backend, .config = s.backends.find(s.backend), .stages = {"build"},
+                                 .path_prepend = o.path_prepend, .jobs_dir = s.jobs_dir / "builds",
+                                 .job_prefix = s.name + "-build", .max_attempts = s.max_attempts,
+                                 .hold = o.hold_jobs, .notice = std::move(notice)};
+    return [options] { return jobs::make_backend(options); };
   }
   return [slots = s.build_parallel, path_prepend = o.path_prepend, tag = campaign_tag(s)] {
-    return jobs::make_backend(
-        {.name = "local", .slots = slots, .pin = false, .path_prepend = path_prepend, .campaign_tag = tag});
+    return jobs::make_host_backend({.slots = slots, .pin = false, .path_prepend = path_prepend, .campaign_tag = tag});
   };
 }
 

@@ -34,6 +34,7 @@ Halt Dispatcher::run(std::vector<jobs::TaskSpec> specs, const std::function<void
   while (m_backend->queued() + m_backend->running() > 0) {
     if (m_stops.any()) return obey_stop();
     record(m_backend->collect(std::chrono::milliseconds(200)));
+    if (m_backend->held()) return Stop::held;  // nothing runs until a person submits the job
     show(false);
   }
   // A stop that came while the last collect ran: its lost results were dropped by record(),

@@ -48,7 +48,8 @@ class Dispatcher {
   const jobs::Backend& backend() const { return *m_backend; }
 
   // Submits the tasks and records their results until each has come back; `show` is called
-  // after each collect (final: once at the end). Returns the stop it obeyed, if one came.
+  // after each collect (final: once at the end). Returns the stop it obeyed, if one came, or
+  // Stop::held when the backend wrote a job instead of submitting it (hold mode).
   [[nodiscard]] Halt run(std::vector<jobs::TaskSpec> specs, const std::function<void(bool final)>& show);
 
   // A pipelined round: evaluations run beside their explorations (see above); end() records

@@ -112,6 +112,7 @@ Halt CampaignRunner::run_builds(int round, const std::vector<std::int64_t>& ids)
       ids, m_ledger.trials(), [this](std::int64_t id) { return m_tasks.parameter_values(id); },
       [this](results::TrialRecord t) { m_ledger.add_trial(std::move(t)); }, [this] { return m_stops.any(); },
       [this] { return !(m_stops.signalled() && m_o.cancel_on_interrupt); });
+  if (m_builds.held()) return Stop::held;
   if (m_stops.any()) return m_dispatch.obey_stop();
   m_progress.update(progress(round, "build"), true);
   return std::nullopt;

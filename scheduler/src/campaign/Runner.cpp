@@ -111,6 +111,11 @@ int CampaignRunner::run() {
 // A stop obeyed: what it leaves, in the journal and for the user.
 int CampaignRunner::stopped(Stop stop) {
   m_progress.finish();
+  if (stop == Stop::held) {  // hold mode: the job is written, for a person to submit (nothing journalled)
+    const auto held = m_builds.held() ? m_builds.held() : m_dispatch.backend().held();
+    if (held && m_o.on_held) m_o.on_held(*held);
+    return kExitHeld;
+  }
   if (stop == Stop::cancelled) {
     std::error_code ec;
     std::filesystem::remove(stop_request_path(m_s), ec);

@@ -1,6 +1,7 @@
 // Stop.h — a campaign stopped before its end, as a value: by a signal (SIGINT/SIGTERM: run
-// again to resume) or by `flotilla cancel` (a stop request file). Each step of a round returns
-// one when it obeyed a stop, and the round returns it to the loop, which reports it.
+// again to resume), by `flotilla cancel` (a stop request file), or by a backend in hold mode that
+// wrote a job instead of submitting it (`flotilla sbatch`: a person submits it). Each step of a
+// round returns one when it stopped, and the round returns it to the loop, which reports it.
 #pragma once
 
 #include <atomic>
@@ -10,7 +11,7 @@
 
 namespace flotilla::scheduler {
 
-enum class Stop { interrupted, cancelled };
+enum class Stop { interrupted, cancelled, held };
 
 // Empty while the campaign goes on.
 using Halt = std::optional<Stop>;

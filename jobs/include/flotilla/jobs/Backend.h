@@ -16,14 +16,13 @@
 #include <cstddef>
 #include <filesystem>
 #include <functional>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "flotilla/jobs/SbatchOptions.h"
+#include "flotilla/jobs/BackendSettings.h"
 #include "flotilla/jobs/Task.h"
 
 namespace flotilla::jobs {
@@ -42,6 +41,19 @@ struct BackendCapabilities {
   std::string_view tasks_per_host_setting;
   // It runs a task marked exclusive (explore.exclusive) alone on its host.
   bool runs_exclusive_alone = false;
+  // It runs tasks on other hosts, so a round's builds may run as jobs of their own there: a
+  // backend made for the stage "build" (build.on = job, docs/build.md).
+  bool build_jobs = false;
+  // It renders job scripts: paths and values that reach one must be #SBATCH-safe.
+  bool job_scripts = false;
+};
+
+// A job written and not submitted (BackendOptions::hold, `flotilla sbatch`): its folder, for a
+// person to read and submit; already_written when an earlier run wrote the same job.
+struct HeldJob {
+  std::filesystem::path dir;
+  std::size_t tasks = 0;
+  bool already_written = false;
 };
 
 // What a batch system says of the campaign's jobs, for the progress line: a task may be queued
@@ -75,52 +87,34 @@ class Backend {
     cancel_all();
     return 0;
   }
+  // In hold mode, the job it wrote instead of submitting: from then on it submits nothing, and
+  // its tasks stay queued (the caller stops). An expected outcome, so a value, never thrown.
+  virtual std::optional<HeldJob> held() const { return std::nullopt; }
 };
 
-// The allocation one Slurm job asks for.
-struct SlurmShape {
-  std::string partition;                  // empty: the cluster's default
-  int nodes = 1;
-  int ranks_per_node = 2;                 // flotilla-worker ranks per node (srun --mpi=pmix)
-  int gpus_per_node = 0;
-  std::chrono::minutes time_limit{30};
-  std::string account;
-  std::string qos;
-  std::vector<SbatchOption> extra;        // resources.sbatch: further #SBATCH options (SbatchOptions.h)
-};
-
-// What each Slurm job asks for, and where its files go (backend "slurm").
-struct SlurmResources {
-  std::string client = "api";             // "api" (libslurm) or "sbatch" (the commands)
-  SlurmShape shape;                       // for tasks whose `resources` has no entry in `stages`
-  std::map<std::string, SlurmShape, std::less<>> stages;  // TaskSpec::resources -> its allocation
-  std::filesystem::path workdir;          // manifests, job results and logs; absolute
-  std::string job_prefix = "flotilla";    // job names: PREFIX-N
-  int max_attempts = 3;                   // tries per task across failed, lost or preempted jobs
-  int max_submit_jobs = 0;                // the user's pending + running jobs allowed at once; 0: no limit
-  bool hold = false;                      // write the next job's folder, submit nothing (throws JobHeld)
-  // "batch": every job is a batch job. "allocate": a job that depends on no other and is not an
-  // array is first allocated at once when its nodes are free (as `salloc --immediate`), and its
-  // script runs from a launcher on this host that outlives flotilla; otherwise a batch job.
-  std::string start = "batch";
-  std::vector<std::string> setup;         // resources.setup: commands each job script runs first
-  std::string launcher = "srun";          // how a job starts its ranks: "srun" or "mpirun" (Open MPI's)
-  std::string srun_mpi = "pmix";          // srun --mpi=THIS
-};
-
+// What a backend is made with: its own settings as its registry row read them (`config`), and
+// what every backend may use. slots, pin and ranks are the host backends' (local, mpi), plain
+// fields because flotilla's own code makes local backends with them (mpirun's launcher, the
+// worker's executor, proposers, host builds); a batch system's settings come only through config.
 struct BackendOptions {
   std::string name = "local";
+  std::shared_ptr<const BackendConfig> config;      // read_backend_configs' for `name`; null: its defaults
+  // The stages whose tasks it runs (TaskSpec::resources), the first the default: a backend whose
+  // settings differ by stage ([resources.explore], [resources.build]) sets itself up for them.
+  std::vector<std::string> stages = {"explore", "evaluate"};
   unsigned slots = 0;                               // local: concurrent tasks; 0 = hardware threads
   bool pin = true;                                  // local: each slot's tasks pinned to its own CPUs
   unsigned ranks = 0;                               // mpi: MPI ranks, rank 0 dispatching; 0 = slots + 1
   std::vector<std::filesystem::path> path_prepend;  // put before PATH for argv[0] lookup
-  // mpi: the campaign's own folder (resources.jobs_dir), where each run keeps a private folder
-  // of manifests and job files (PrivateDir.h); empty: $TMPDIR.
+  // The campaign's folder of job files (resources.jobs_dir): the mpi backend's private folders
+  // (PrivateDir.h; empty: $TMPDIR), a batch system's job folders (empty: ./flotilla-jobs).
   std::filesystem::path jobs_dir;
+  std::string job_prefix = "flotilla";              // a batch system's job names: PREFIX-N
+  int max_attempts = 3;                             // tries per task across failed, lost or preempted jobs
+  bool hold = false;                                // write the next job, submit nothing (held())
   // local: every task (and what it starts) carries FLOTILLA_CAMPAIGN=<campaign_tag>, so a later
   // scheduler of the campaign can end what a killed one left (kill_campaign_leftovers).
   std::string campaign_tag;
-  SlurmResources slurm;                             // backend "slurm"
   // What the user should hear that is not a task's result (a submission deferred by a submit
   // limit, an allocation cancelled because its launcher died): an event kind and a sentence.
   std::function<void(std::string kind, std::string message)> notice;
@@ -131,7 +125,7 @@ struct BackendOptions {
 std::string kill_campaign_leftovers(const std::string& tag);
 
 // How this process keeps a local task's descendants inside the task: "cgroup v2 (DIR)" or
-// "child subreaper (WHY)" (jobs/src/Containment.h).
+// "child subreaper (WHY)" (jobs/src/process/Containment.h).
 std::string task_containment();
 
 // A setting a backend declares ("resources.partition"), with its default and its --help text.
@@ -143,11 +137,23 @@ struct BackendSetting {
 };
 // Every registered backend's settings, in registry order (local, mpi, slurm).
 std::vector<BackendSetting> backend_settings();
+// Each row reads and checks its own settings from `source` (BackendSettings.h), every row for
+// every campaign; the result goes back to the backend through BackendOptions::config.
+BackendConfigs read_backend_configs(SettingsSource& source);
+// What the backend `name` can do, without making one ({} for an unknown name): its registry row's
+// flags (build_jobs, job_scripts, ...). What depends on how one is made (tasks_per_host: a local
+// backend's slots) only the backend itself says, Backend::capabilities().
+BackendCapabilities backend_capabilities(std::string_view name);
+// The backends that can do what `capability` says, in registry order (for messages).
+std::vector<std::string_view> backends_with(bool BackendCapabilities::*capability);
 // Whether the backend renders job scripts (Slurm): values that reach one must be #SBATCH-safe.
 bool backend_renders_job_scripts(std::string_view name);
 
 // Throws std::invalid_argument naming the known backends for an unknown name.
 std::unique_ptr<Backend> make_backend(const BackendOptions& options);
+// Tasks as processes on this host, whatever the campaign's backend (builds on the host,
+// proposers): make_backend with the registry's own backend for it.
+std::unique_ptr<Backend> make_host_backend(BackendOptions options);
 std::vector<std::string_view> backend_names();
 
 }  // namespace flotilla::jobs

@@ -40,6 +40,7 @@ struct CommandTask {
   std::vector<std::pair<std::string, std::string>> env;
   std::filesystem::path workdir;
   std::string objective;
+  std::filesystem::path fresh_dir;  // TaskSpec::fresh_dir: emptied where the task starts, just before
 };
 
 enum class KernelMode { benchmark, verify };

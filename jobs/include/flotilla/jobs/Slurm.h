@@ -119,18 +119,6 @@ class SlurmClient {
   virtual void release(std::uint32_t id, int wait_status) = 0;
 };
 
-// Thrown by the Slurm backend in hold mode (`flotilla sbatch`): the next job's folder is written
-// (manifest.json, job.sh) and nothing was submitted; a person submits it with `sbatch DIR/job.sh`.
-class JobHeld : public std::runtime_error {
- public:
-  JobHeld(std::filesystem::path dir, std::size_t tasks, bool already_written)
-      : std::runtime_error("job prepared in " + dir.string() + " and not submitted"), dir(std::move(dir)), tasks(tasks),
-        already_written(already_written) {}
-  std::filesystem::path dir;
-  std::size_t tasks;
-  bool already_written;  // an earlier `flotilla sbatch` wrote it and it has not been submitted yet
-};
-
 // Runs a job folder's job.sh inside allocation `id` (made by allocate_now) and releases the
 // allocation when the script ends, from a process that outlives the caller: it forks, the child
 // leaves the session (setsid), holds an flock on DIR/launcher.lock for its whole life, runs the

@@ -3,7 +3,8 @@
 // same way, by the local backend, which does not wait: Process.h.)
 //
 // Rules, the same for every child:
-//  - an argv, never a shell; argv[0] found on `path_prepend` then PATH, by the rule tasks use;
+//  - an argv, never a shell; argv[0] found on `path_prepend` then PATH, by the one rule of
+//    Programs.h (find_program), which tasks use too;
 //  - stdin is `input` (or /dev/null); stdout and stderr are captured (up to capture_limit bytes
 //    each: the first ones, or with capture_tail the last ones; the rest dropped and said so),
 //    written to a file, dropped, or the caller's own;

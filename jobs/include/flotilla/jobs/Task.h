@@ -26,6 +26,9 @@ struct TaskSpec {
   std::chrono::milliseconds timeout{0}; // 0: no limit; on expiry the whole process group is killed
   std::vector<std::pair<std::string, std::string>> env;  // added to (or replacing in) the environment
   std::filesystem::path workdir;        // empty: the caller's working directory
+  // Emptied (removed, then made again) by the process runner where and just before the task
+  // starts, on the host that runs it: a build's folder on the node of its build job. Empty: none.
+  std::filesystem::path fresh_dir;
   std::string objective;                // metric that must be present for status ok; empty: none
   int attempt = 0;                      // retry number, from 0; echoed in TaskResult, opaque here
   // Local backend: no other task runs beside an exclusive one (a benchmark repeat measured

@@ -1,16 +1,11 @@
-// DecodeStages.h — the pure decisions of the staged decode intent ("maximize decode tokens/s,
-// outputs unchanged"): which engine component to tune next, from the bottleneck profile, and when
-// to stop. No I/O and no Kokkos; the caller measures, verifies and keeps the records.
-//
-// Rules (each stage explores only the parameters of one component):
-// 1. Stop when the last stage gained less than `threshold` (gain = new / old - 1).
-// 2. Otherwise take the component with the largest share of decode time that has parameters
-//    and has not been tuned yet.
-// 3. Stop when even removing that component entirely could not gain `threshold`
-//    (Amdahl: 1 / (1 - share) - 1 < threshold), or when every tunable component is tuned.
+// DecodeStages.h — the components of the decode engine's bottleneck profile, for the staged
+// decode intent ("maximize decode tokens/s, outputs unchanged"): each component's share metric
+// (what the decode family reports) and the family's parameters that tune it. Data only: the
+// rules that pick the next stage and decide when to stop are the scheduler's, one set for every
+// staged campaign (flotilla/scheduler/Stages.h, next_stage), which `bench/kernels` and
+// configs/decode.ini ([intent] component = NAME: SHARE_METRIC: PARAMS) apply to this table.
 #pragma once
 
-#include <map>
 #include <string>
 #include <vector>
 
@@ -24,21 +19,5 @@ struct DecodeComponent {
 // In profile order. gemv's parameters include the speculative drafter: speculation cuts the
 // number of weight passes per token, which is what the gemv share measures.
 const std::vector<DecodeComponent>& decode_components();
-
-struct StageRecord {
-  std::string component;
-  double before = 0;  // incumbent tokens/s when the stage started
-  double after = 0;   // incumbent tokens/s when it ended (== before when nothing was accepted)
-};
-
-struct StageDecision {
-  bool stop = false;
-  std::string component;  // the next stage's component, when !stop
-  std::string reason;     // one line, for the report
-};
-
-// `shares`: the incumbent's profile, share_metric -> share of decode time.
-StageDecision next_stage(const std::map<std::string, double>& shares, const std::vector<StageRecord>& history,
-                         double threshold);
 
 }  // namespace flotilla::kernels

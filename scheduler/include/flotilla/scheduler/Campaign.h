@@ -25,7 +25,10 @@ namespace flotilla::scheduler {
 struct RunOptions {
   std::vector<std::filesystem::path> path_prepend;  // where flotilla-kernel and friends live
   bool live_progress = true;                        // a \r-updated line (for terminals)
-  bool hold_jobs = false;  // slurm: write the next job's folder and stop (jobs::JobHeld); `flotilla sbatch`
+  // The backend writes the next job's folder instead of submitting it, and the campaign stops
+  // there (kExitHeld); `on_held` is told which job (`flotilla sbatch`).
+  bool hold_jobs = false;
+  std::function<void(const jobs::HeldJob&)> on_held;
   // On SIGINT/SIGTERM, jobs of a backend whose work outlives the scheduler (Slurm) are left
   // running and re-attached by the next run; with this set, they are cancelled instead.
   bool cancel_on_interrupt = false;
@@ -38,10 +41,12 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitError = 1;
 inline constexpr int kExitNothingVerified = 3;
 inline constexpr int kExitCancelled = 4;     // stopped by `flotilla cancel` (a stop request)
+inline constexpr int kExitHeld = 5;          // hold_jobs: a job was written, not submitted (on_held)
 inline constexpr int kExitInterrupted = 130;
 
-// Runs or resumes the campaign; prints progress on stderr and the report on stdout.
-// Throws ConfigError or results::StoreError for bad setup.
+// Runs or resumes the campaign; prints progress on stderr and the report on stdout. Returns an
+// exit code above: how it ended is a value, kExitHeld included. Throws ConfigError or
+// results::StoreError for bad setup.
 int run_campaign(const Settings& settings, const RunOptions& options, std::ostream& out, std::ostream& err);
 
 // Runs or resumes a staged campaign ([intent] stages = bottleneck, Stages.h): stage 0 profiles the

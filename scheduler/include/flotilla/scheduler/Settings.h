@@ -18,7 +18,7 @@
 
 #include <boost/program_options/options_description.hpp>
 
-#include "flotilla/jobs/Backend.h"
+#include "flotilla/jobs/BackendSettings.h"
 #include "flotilla/results/Objectives.h"
 #include "flotilla/results/TestOutcomes.h"
 #include "flotilla/scheduler/Stages.h"
@@ -169,26 +169,12 @@ struct Settings {
   unsigned slots = 0;
   bool pin = true;                       // local backend: slots pinned to their own CPUs
   unsigned ranks = 0;                    // mpi backend: 0 = slots + 1
-  struct Slurm {
-    std::string partition;
-    int nodes = 1;
-    int ranks_per_node = 2;
-    int gpus_per_node = 0;
-    std::chrono::minutes time_limit{30};
-    std::string account;
-    std::string qos;
-    std::string client = "api";
-    std::string start = "batch";  // "batch", or "allocate": at once when the nodes are free (docs/slurm.md)
-    std::filesystem::path jobs_dir;   // default: RESULTS.jobs
-    int max_submit_jobs = 0;          // the user's queued jobs allowed at once; 0: no limit
-    std::vector<jobs::SbatchOption> extra;  // resources.sbatch (SbatchOptions.h)
-    std::vector<std::string> setup;         // resources.setup lines, in order
-    std::string launcher = "srun";          // resources.launcher: srun or mpirun
-    std::string srun_mpi = "pmix";          // resources.srun_mpi
-    // Each stage's allocation: the keys above, overridden by [resources.explore] / [resources.evaluate];
-    // build jobs' by [resources.build], with one node and no GPUs unless it says otherwise.
-    jobs::SlurmShape explore, evaluate, build;
-  } slurm;
+  // Where backends keep their job files (resources.jobs_dir; default RESULTS.jobs): a batch
+  // system's job folders, the mpi backend's private folders.
+  std::filesystem::path jobs_dir;
+  // Every backend's own [resources] settings, each read and checked by its registry row
+  // (jobs/BackendSettings.h); the campaign's backend gets its own through BackendOptions::config.
+  jobs::BackendConfigs backends;
   int max_attempts = 3;
 
   // "key = value" lines of every setting that recorded results depend on; a resumed campaign

@@ -1,17 +1,18 @@
 // Process.cpp — starting one task: a vfork-style clone, then exec (Process.h).
 //
 // Exec errors travel from the child through a close-on-exec "report" pipe: end-of-file means the
-// exec succeeded, a ChildReport means it did not. PATH lookup happens in the parent (execvp is
-// not async-signal-safe and would search the scheduler's PATH, not the task's).
+// exec succeeded, a ChildReport means it did not. PATH lookup happens in the parent, by the one
+// rule of Programs.h (execvp is not async-signal-safe and would search the scheduler's PATH, not
+// the task's).
 #include "Process.h"
 
 #include "Containment.h"
+#include "flotilla/jobs/Programs.h"
 
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,7 +21,6 @@
 #include <mutex>
 #include <set>
 #include <csignal>
-#include <cstdlib>
 #include <optional>
 #include <stdexcept>
 #include <system_error>
@@ -69,28 +69,6 @@ bool transient_error(int error) { return error == EAGAIN || error == ENOMEM || e
 
 SpawnFailure cannot_start(const TaskSpec& spec, int error) {
   return {"cannot start '" + spec.argv.front() + "': " + error_text(error), 127, transient_error(error)};
-}
-
-// Returns the path to exec (relative to the task's workdir), or an errno like execvp's.
-std::variant<std::string, int> find_executable(const std::string& name, const std::string& path,
-                                               const std::filesystem::path& workdir) {
-  if (name.find('/') != std::string::npos) return name;  // the child's execve reports errors
-  if (name.empty()) return ENOENT;
-  int error = ENOENT;
-  for (std::size_t begin = 0; begin <= path.size();) {
-    std::size_t end = path.find(':', begin);
-    if (end == std::string::npos) end = path.size();
-    const std::string dir = end == begin ? "." : path.substr(begin, end - begin);
-    begin = end + 1;
-    const std::string candidate = dir + "/" + name;
-    const std::string probe =
-        candidate.front() != '/' && !workdir.empty() ? (workdir / candidate).string() : candidate;
-    struct stat info {};
-    if (::stat(probe.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) continue;
-    if (::access(probe.c_str(), X_OK) == 0) return candidate;
-    error = EACCES;  // like execvp: remember, but a later directory may still have it
-  }
-  return error;
 }
 
 std::vector<std::string> build_environment(const TaskSpec& spec, const std::string& path,
@@ -193,6 +171,19 @@ SpawnFailure describe(const ChildReport& report, const TaskSpec& spec) {
   return cannot_start(spec, report.error);
 }
 
+// TaskSpec::fresh_dir, emptied here, on the host that starts the task and just before it does
+// (a build job's folder on its node: no shell needed to empty it there). Relative to the task's
+// working directory, as the task would see it.
+std::optional<SpawnFailure> make_fresh_dir(const TaskSpec& spec) {
+  if (spec.fresh_dir.empty()) return std::nullopt;
+  const auto dir = spec.fresh_dir.is_relative() && !spec.workdir.empty() ? spec.workdir / spec.fresh_dir : spec.fresh_dir;
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  if (!ec) std::filesystem::create_directories(dir, ec);
+  if (ec) return SpawnFailure{"cannot empty the folder '" + dir.string() + "': " + ec.message(), 1};
+  return std::nullopt;
+}
+
 Fd open_pidfd(pid_t pid) {
 #ifdef SYS_pidfd_open
   const long fd = ::syscall(SYS_pidfd_open, pid, 0);  // Linux >= 5.3; the fd is close-on-exec
@@ -210,23 +201,22 @@ Spawner::Spawner(std::vector<std::filesystem::path> path_prepend)
   if (!m_dev_null) throw std::system_error(errno, std::generic_category(), "open /dev/null");
 }
 
+// The prepended folders, then the task's PATH (its env's, else ours): Programs.h.
 std::string Spawner::search_path(const TaskSpec& spec) const {
-  std::string path;
-  for (const auto& dir : m_path_prepend) path += dir.string() + ":";
-  const char* inherited = std::getenv("PATH");
-  std::string base = inherited ? inherited : "/usr/local/bin:/usr/bin:/bin";
+  std::string base = inherited_path();
   for (const auto& [key, value] : spec.env)
     if (key == "PATH") base = value;
-  return path + base;
+  return jobs::search_path(m_path_prepend, base);
 }
 
 SpawnResult Spawner::spawn(const TaskSpec& spec, const std::vector<int>& cpus, int cgroup_procs) const {
   if (spec.argv.empty()) return SpawnFailure{"empty command", 127};
   const std::string path = search_path(spec);
-  auto found = find_executable(spec.argv.front(), path, spec.workdir);
+  auto found = find_program(spec.argv.front(), path, spec.workdir);
   if (const int* error = std::get_if<int>(&found))
     return SpawnFailure{"cannot execute '" + spec.argv.front() + "': " + error_text(*error),
                         exit_code_for(*error)};
+  if (auto failure = make_fresh_dir(spec)) return *failure;
   ExecPlan plan{std::move(std::get<std::string>(found)),
                 spec.argv,
                 build_environment(spec, path, !m_path_prepend.empty()),
@@ -303,7 +293,7 @@ std::variant<pid_t, SpawnFailure> Spawner::start(const TaskSpec& spec, ChildIo i
                                                   bool new_session) const {
   if (spec.argv.empty()) return SpawnFailure{"empty command", 127};
   const std::string path = search_path(spec);
-  auto found = find_executable(spec.argv.front(), path, spec.workdir);
+  auto found = find_program(spec.argv.front(), path, spec.workdir);
   if (const int* error = std::get_if<int>(&found))
     return SpawnFailure{"cannot execute '" + spec.argv.front() + "': " + error_text(*error), exit_code_for(*error)};
   ExecPlan plan{std::move(std::get<std::string>(found)), spec.argv, build_environment(spec, path, !m_path_prepend.empty()),

@@ -14,8 +14,8 @@
 #include <algorithm>
 #include <chrono>
 
-#include "Containment.h"
-#include "Descendants.h"
+#include "process/Containment.h"
+#include "process/Descendants.h"
 #include <cerrno>
 #include <thread>
 #include <utility>

@@ -5,17 +5,16 @@
 // attempt, so a stray or repeated record never produces a second result.
 #include "MpiBackend.h"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <thread>
 
-#include "PrivateDir.h"
-#include "TaskRun.h"
+#include "process/PrivateDir.h"
+#include "process/TaskRun.h"
 #include "flotilla/jobs/JobResults.h"
 #include "flotilla/jobs/Manifest.h"
+#include "flotilla/jobs/Programs.h"
 
 #ifndef FLOTILLA_MPIEXEC
 #define FLOTILLA_MPIEXEC "mpiexec"
@@ -33,23 +32,6 @@ unsigned cores() { return std::max(1u, std::thread::hardware_concurrency()); }
 unsigned resolve_ranks(const BackendOptions& options) {
   if (options.ranks > 0) return options.ranks;
   return (options.slots > 0 ? options.slots : cores()) + 1;
-}
-
-std::string find_worker(const std::vector<std::filesystem::path>& prepend) {
-  std::vector<std::filesystem::path> dirs = prepend;
-  const char* path = std::getenv("PATH");
-  for (std::string_view rest = path ? path : ""; !rest.empty();) {
-    const auto colon = rest.find(':');
-    dirs.emplace_back(rest.substr(0, colon));
-    rest = colon == std::string_view::npos ? "" : rest.substr(colon + 1);
-  }
-  for (const auto& dir : dirs) {
-    const auto candidate = dir / "flotilla-worker";
-    struct stat info {};
-    if (::stat(candidate.c_str(), &info) == 0 && S_ISREG(info.st_mode) && ::access(candidate.c_str(), X_OK) == 0)
-      return std::filesystem::absolute(candidate).string();
-  }
-  return {};
 }
 
 // The line of mpirun's output that says what went wrong, if any.
@@ -92,7 +74,7 @@ std::vector<std::string> mpirun_argv(const std::string& mpiexec, unsigned ranks,
 
 MpiBackend::MpiBackend(const BackendOptions& options)
     : m_ranks(resolve_ranks(options)),
-      m_worker(find_worker(options.path_prepend)),
+      m_worker(find_program_path("flotilla-worker", search_path(options.path_prepend, inherited_path())).string()),
       m_launcher(make_backend({.name = "local", .slots = 1, .path_prepend = options.path_prepend})) {
   // The campaign's own folder when it gives one, else $TMPDIR; a fresh mode-0700 folder either
   // way, so no other user can predict, pre-make or swap the manifest a job runs (PrivateDir.h).

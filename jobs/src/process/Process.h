@@ -53,7 +53,8 @@ class Spawner {
   // Returns once the child has exec'd or failed to: exec errors come back as a SpawnFailure.
   // A non-empty `cpus` pins the child (and what it starts) to those CPUs. A task is contained
   // (Containment.h): it joins `cgroup_procs` (a task cgroup's cgroup.procs, open for writing)
-  // before exec, or without one becomes a child subreaper in subreaper mode.
+  // before exec, or without one becomes a child subreaper in subreaper mode. spec.fresh_dir is
+  // emptied first; a folder that cannot be is a SpawnFailure (exit code 1).
   SpawnResult spawn(const TaskSpec& spec, const std::vector<int>& cpus = {}, int cgroup_procs = -1) const;
 
  private:

@@ -108,6 +108,7 @@ CommandTask read_command(Fields& fields) {
   for (const auto& [key, value] : fields.string_map("env")) task.env.emplace_back(key, value);
   task.workdir = fields.text("workdir", "");
   task.objective = fields.text("objective", "");
+  task.fresh_dir = fields.text("fresh_dir", "");
   return task;
 }
 
@@ -152,6 +153,7 @@ OrderedJson command_json(const CommandTask& task) {
   }
   if (!task.workdir.empty()) out["workdir"] = task.workdir.string();
   out["objective"] = task.objective;
+  if (!task.fresh_dir.empty()) out["fresh_dir"] = task.fresh_dir.string();
   return out;
 }
 

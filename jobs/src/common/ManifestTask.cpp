@@ -81,13 +81,13 @@ ManifestTask to_manifest_task(const TaskSpec& spec) {
   ManifestTask task{spec.id, spec.attempt, {}};
   std::optional<KernelTask> kernel;
   // A kernel run in-process touches no file, so the working directory does not matter to it.
-  if (spec.env.empty()) kernel = kernel_task_of(spec.argv);
+  if (spec.env.empty() && spec.fresh_dir.empty()) kernel = kernel_task_of(spec.argv);
   if (kernel) {
     kernel->timeout = spec.timeout;
     kernel->objective = spec.objective;
     task.work = std::move(*kernel);
   } else {
-    task.work = CommandTask{spec.argv, spec.timeout, spec.env, spec.workdir, spec.objective};
+    task.work = CommandTask{spec.argv, spec.timeout, spec.env, spec.workdir, spec.objective, spec.fresh_dir};
   }
   return task;
 }
@@ -100,6 +100,7 @@ TaskSpec to_task_spec(std::uint64_t id, int attempt, const CommandTask& command)
   spec.env = command.env;
   spec.workdir = command.workdir;
   spec.objective = command.objective;
+  spec.fresh_dir = command.fresh_dir;
   spec.attempt = attempt;
   return spec;
 }

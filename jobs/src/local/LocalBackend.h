@@ -16,8 +16,8 @@
 #include <memory>
 #include <vector>
 
-#include "Process.h"
-#include "TaskRun.h"
+#include "process/Process.h"
+#include "process/TaskRun.h"
 #include "flotilla/jobs/Backend.h"
 #include "flotilla/jobs/Placement.h"
 
