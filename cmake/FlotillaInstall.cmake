@@ -7,7 +7,9 @@
 #                                        flotilla-kernel.1 (from its --help)
 #   share/bash-completion/completions/   flotilla
 #   share/zsh/site-functions/            _flotilla
-#   share/doc/flotilla/                  README.md, docs/*.md, examples/*.ini
+#                                        (and, built with the tests, the examples' flotilla-sample-suite
+#                                        and flotilla-example-checker)
+#   share/doc/flotilla/                  README.md, docs/*.md, examples/ (the campaigns and their files)
 #   include/flotilla/results/, lib/      the results library, for find_package(flotilla)
 #   lib/cmake/flotilla/                  flotillaConfig.cmake: imported target flotilla::results
 # Man pages and completions are written at build time by the built `flotilla help --man DIR` and
@@ -28,6 +30,13 @@ set(_flotilla_programs flotilla flotilla-worker flotilla-kernel flotilla-pairs f
 if(TARGET flotilla-synthetic)
   list(APPEND _flotilla_programs flotilla-synthetic)
 endif()
+# The example campaigns' own programs (share/doc/flotilla/examples: compat.ini, per_file.ini),
+# built with the tests: beside flotilla, on the tasks' PATH as in the build tree.
+foreach(_example IN ITEMS gtest_samples example_checker)
+  if(TARGET ${_example})
+    list(APPEND _flotilla_programs ${_example})
+  endif()
+endforeach()
 set_target_properties(${_flotilla_programs} PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
 install(TARGETS ${_flotilla_programs} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # The adapter that lets a coding agent's command line be a proposer (docs/propose.md).
@@ -67,8 +76,10 @@ install(DIRECTORY "${PROJECT_SOURCE_DIR}/bench/" DESTINATION ${CMAKE_INSTALL_DOC
         FILES_MATCHING PATTERN "RESULTS.md")
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/tests/" DESTINATION ${CMAKE_INSTALL_DOCDIR}/tests
         FILES_MATCHING PATTERN "README.md")
+# The example campaigns with the files they read (sources, patches, suites, proposers): each
+# names its own folder as its working folder (campaign.workdir = .), so it runs from the prefix.
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/configs/" DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples
-        FILES_MATCHING PATTERN "*.ini")
+        USE_SOURCE_PERMISSIONS PATTERN "__pycache__" EXCLUDE PATTERN ".pytest_cache" EXCLUDE)
 
 # The CMake package: flotilla::results with its public headers.
 set_target_properties(flotilla_results PROPERTIES EXPORT_NAME results)

@@ -18,7 +18,8 @@ const std::vector<OptionDecl>& option_table() {
       {"campaign.seed", "1", false, false, "seed of every random choice"},
       {"campaign.workdir", "", false, false,
        "where every task runs, on every backend, and what relative paths in commands mean (default: the directory "
-       "`flotilla run` is started in); on Slurm it must be on a file system the nodes share"},
+       "`flotilla run` is started in; a relative path in the campaign file is relative to the file's folder, so "
+       "`workdir = .` is the campaign file's folder); on Slurm it must be on a file system the nodes share"},
       {"intent.objective", "", false, false,
        "metric to optimise, as printed by the explore command (this or intent.objectives is required)"},
       {"intent.direction", "maximize", false, false, "maximize or minimize"},

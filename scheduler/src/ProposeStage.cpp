@@ -67,9 +67,11 @@ std::string digest_or_empty(const fs::path& tree) {
 ProposeStage::ProposeStage(const Settings& settings, std::vector<fs::path> path_prepend)
     : m_s(settings),
       m_path_prepend(std::move(path_prepend)),
-      m_trees(settings.propose.tree, settings.results.string() + ".trees", m_path_prepend) {}
+      // Absolute, as {tree} and {out} reach commands that run in campaign.workdir, which need not
+      // be where flotilla started (and where a relative results path points).
+      m_trees(settings.propose.tree, fs::absolute(settings.results).string() + ".trees", m_path_prepend) {}
 
-fs::path ProposeStage::folder() const { return m_s.results.string() + ".proposals"; }
+fs::path ProposeStage::folder() const { return fs::absolute(m_s.results).string() + ".proposals"; }
 
 std::uint64_t ProposeStage::seed(int round, int index) const {
   std::uint64_t z = m_s.seed + 0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(round * 64 + index + 1);

@@ -52,6 +52,15 @@ void check_comment(const IniEntry& entry, const std::string& where) {
       where, section_of(entry.key), name_of(entry.key), entry.comment));
 }
 
+// A relative campaign.workdir written in a campaign file means the file's own folder, so a campaign
+// that reads files beside it (`workdir = .`) runs wherever it is started from and wherever it is
+// installed; on the command line it means the current directory, as any path there does.
+std::string workdir_in_file(const std::filesystem::path& file, const std::string& value) {
+  const std::filesystem::path path(value);
+  if (value.empty() || path.is_absolute()) return value;
+  return (std::filesystem::absolute(file).parent_path() / path).lexically_normal().string();
+}
+
 RawValues read_file(const std::filesystem::path& file, const std::string& text) {
   const auto display = file.filename().string();
   RawValues raw;
@@ -59,7 +68,8 @@ RawValues read_file(const std::filesystem::path& file, const std::string& text) 
     const auto where = fmt::format("{}:{}", display, entry.line);
     if (!find_option(entry.key)) throw ConfigError(fmt::format("{}: {}", where, unknown_key_message(entry.key)));
     check_comment(entry, where);
-    raw[entry.key].push_back({entry.value, where});
+    const bool workdir = entry.key == "campaign.workdir";
+    raw[entry.key].push_back({workdir ? workdir_in_file(file, entry.value) : entry.value, where});
   }
   return raw;
 }

@@ -44,6 +44,16 @@ double now_seconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
+// `text` as a glob(3) pattern that matches only itself (a folder's name may hold '[' or '*').
+std::string glob_escape(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
 std::string read_text(const fs::path& path) {
   errno = 0;
   std::ifstream in(path, std::ios::binary);
@@ -162,9 +172,13 @@ static void write_ctest_selection(const fs::path& path, const std::vector<std::i
 std::vector<std::string> SuiteStage::test_files() {
   if (m_files) return *m_files;
   const std::string config = m_s.config_path.filename().string();
+  // Relative patterns, list files and their entries mean the campaign's working folder, as
+  // relative paths in its commands do (campaign.workdir: where flotilla started unless set).
+  const fs::path& here = m_s.workdir;
+  const auto in_workdir = [&](const fs::path& p) { return p.is_absolute() ? p : here / p; };
   const auto nothing = [&](const std::string& what) {
     return ConfigError(fmt::format("{}: [evaluate] files: {} matches no file (relative to {})", config, what,
-                                   fs::current_path().string()));
+                                   here.string()));
   };
   std::set<std::string> files;
   for (const auto& pattern : suites::split_file_patterns(m_s.suite_files)) {
@@ -173,24 +187,24 @@ std::vector<std::string> SuiteStage::test_files() {
       const fs::path list = pattern.substr(1);
       // A FIFO (a shell's <(find ...)) is read once, like a file; anything else is named as it is.
       std::error_code ec;
-      const auto type = fs::status(list, ec).type();
+      const auto type = fs::status(in_workdir(list), ec).type();
       if (type != fs::file_type::regular && type != fs::file_type::fifo)
         throw ConfigError(fmt::format("{}: [evaluate] files: list file '{}' {} (relative to {})", config, list.string(),
                                       type == fs::file_type::not_found || ec ? "does not exist"
                                                                              : "is not a file or a FIFO (a folder?)",
-                                      fs::current_path().string()));
-      const auto entries = suites::parse_file_list(read_text(list));
+                                      here.string()));
+      const auto entries = suites::parse_file_list(read_text(in_workdir(list)));
       for (std::size_t i = 0; i < entries.size(); ++i) {
-        if (!fs::is_regular_file(entries[i]))
+        if (!fs::is_regular_file(in_workdir(entries[i])))
           throw ConfigError(fmt::format("{}: [evaluate] files: {}: '{}' is not a file (relative to {})", config,
-                                        list.string(), entries[i], fs::current_path().string()));
-        files.insert(fs::absolute(entries[i]).lexically_normal().string());
+                                        list.string(), entries[i], here.string()));
+        files.insert(in_workdir(entries[i]).lexically_normal().string());
       }
       if (entries.empty()) throw nothing("list '" + list.string() + "' (empty)");
       continue;
     }
     if (pattern.find("**") != std::string::npos) {
-      const fs::path root = suites::literal_root(pattern);
+      const fs::path root = in_workdir(suites::literal_root(pattern));
       std::error_code ec;
       // Symlinked folders are followed (as glob(3) follows them), each real folder once, so a
       // link back up the tree cannot loop; a matching name that is a dangling link is an error.
@@ -208,23 +222,24 @@ std::vector<std::string> SuiteStage::test_files() {
           if (!first_visit(it->path())) it.disable_recursion_pending();
           continue;
         }
-        // Matched as the pattern was written: relative to the working directory, or absolute.
-        const fs::path shown = pattern.starts_with('/') ? it->path() : it->path().lexically_normal();
+        // Matched as the pattern was written: relative to the working folder, or absolute.
+        const fs::path shown = pattern.starts_with('/') ? it->path() : it->path().lexically_relative(here).lexically_normal();
         if (!suites::matches_path_pattern(pattern, shown.string())) continue;
         if (it->is_symlink(type_error) && !fs::exists(it->path(), type_error))
           throw ConfigError(fmt::format("{}: [evaluate] files: '{}' matches '{}', a link to nothing (it points to "
                                         "'{}')", config, pattern, shown.string(),
                                         fs::read_symlink(it->path(), type_error).string()));
-        if (it->is_regular_file(type_error)) files.insert(fs::absolute(it->path()).lexically_normal().string());
+        if (it->is_regular_file(type_error)) files.insert(it->path().lexically_normal().string());
       }
       if (ec)
         throw ConfigError(fmt::format("{}: [evaluate] files: '{}': cannot walk {}: {}", config, pattern,
                                       root.string(), ec.message()));
     } else {
       glob_t found{};
-      const int rc = ::glob(pattern.c_str(), 0, nullptr, &found);
+      const std::string absolute = pattern.starts_with('/') ? pattern : glob_escape(here.string()) + "/" + pattern;
+      const int rc = ::glob(absolute.c_str(), 0, nullptr, &found);
       for (std::size_t i = 0; rc == 0 && i < found.gl_pathc; ++i)
-        if (fs::is_regular_file(found.gl_pathv[i])) files.insert(fs::absolute(found.gl_pathv[i]).lexically_normal().string());
+        if (fs::is_regular_file(found.gl_pathv[i])) files.insert(fs::path(found.gl_pathv[i]).lexically_normal().string());
       globfree(&found);
     }
     if (files.size() == before) throw nothing("'" + pattern + "'");
@@ -268,18 +283,18 @@ std::vector<std::int32_t> SuiteStage::file_assignment(std::int64_t candidate, co
   const fs::path path = candidate_dir(candidate) / "assignment.txt";
   if (fs::exists(path)) return read_assignment(path, files.size());
   if (m_fresh_files.count(candidate) == 0) return suites::assign_shards({}, files.size(), m_s.shards);
-  const fs::path here = fs::current_path();
+  const fs::path& here = m_s.workdir;
   std::vector<std::string> shown;
   for (const auto& f : files) shown.push_back(fs::path(f).lexically_relative(here).string());
   return write_assignment(path, suites::assign_shards(reference_seconds(candidate, shown, true), files.size(), m_s.shards));
 }
 
 // The files of one shard, as assemble() checks them: each by its path relative to the working
-// directory (how it is shown) and the absolute path the shard's list gave the command.
+// folder (how it is shown) and the absolute path the shard's list gave the command.
 std::vector<std::vector<std::string>> SuiteStage::shard_files(std::int64_t candidate, int shard) {
   const auto files = candidate_files(candidate);
   const auto assignment = file_assignment(candidate, files);
-  const fs::path here = fs::current_path();
+  const fs::path& here = m_s.workdir;
   std::vector<std::vector<std::string>> out;
   for (auto i : suites::tests_of_shard(assignment, shard)) {
     const std::string& absolute = files[static_cast<std::size_t>(i)];
@@ -373,7 +388,7 @@ void SuiteStage::wrap_per_file_task(jobs::TaskSpec& spec, std::int64_t candidate
   std::vector<std::string> argv = {"flotilla-per-file",
                                    "--files", (candidate_dir(candidate) / fmt::format("shard-{}.files", shard)).string(),
                                    "--report", report_path(candidate, shard, attempt).string(),
-                                   "--relative-to", fs::current_path().string(),
+                                   "--relative-to", m_s.workdir.string(),
                                    "--parallel", std::to_string(m_s.suite_parallel),
                                    "--timeout", std::to_string(m_s.evaluate_timeout.count()),
                                    "--tmp", temporary_dir(candidate, shard, attempt).string()};

@@ -699,6 +699,7 @@ Settings validate(RawValues raw, const std::string& display) {
     auto* workdir = r.one("campaign.workdir");
     s.workdir = std::filesystem::absolute(workdir ? std::filesystem::path(workdir->value) : std::filesystem::current_path())
                     .lexically_normal();
+    if (!s.workdir.has_filename()) s.workdir = s.workdir.parent_path();  // "dir/." is "dir/": no trailing '/'
     if (!std::filesystem::is_directory(s.workdir))
       bad(*workdir, "campaign.workdir", "is not a directory");
   }

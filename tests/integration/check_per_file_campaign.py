@@ -37,6 +37,8 @@ FLOTILLA, CHECKER, PER_FILE, INI, WORK = sys.argv[1:6]
 EXTRA = sys.argv[6:]
 CORPUS = os.path.join(os.path.dirname(os.path.abspath(INI)), "per_file")
 SUMMARY = re.compile(r"(?P<errors>\d+) errors out of (?P<tests>\d+) tests in \S+ - (?P<skipped>\d+) skipped")
+# The campaign file says workdir = . (its own folder); here it runs over WORK's copy of the corpus.
+WORKDIR = f"--campaign.workdir={WORK}"
 TMP = os.path.join(WORK, "tmp")  # TMPDIR of everything flotilla starts: a leaked folder shows here
 ENV = dict(os.environ, TMPDIR=TMP,
            PATH=os.path.dirname(CHECKER) + ":" + os.path.dirname(PER_FILE) + ":" + os.environ.get("PATH", ""))
@@ -49,7 +51,7 @@ def check(condition, message):
 
 def run(*args, expect=0):
     if args[0] == "run":
-        args = (*args, *EXTRA)
+        args = (*args, WORKDIR, *EXTRA)
     p = subprocess.run([FLOTILLA, *args], cwd=WORK, env=ENV, capture_output=True, text=True, timeout=600)
     if p.returncode != expect:
         sys.exit(f"flotilla {' '.join(args)}: exit {p.returncode}, expected {expect}\n{p.stdout}\n{p.stderr}")
@@ -126,7 +128,7 @@ def no_leftovers(marker, what):
 
 
 def campaign():
-    files = sorted(os.path.relpath(p, WORK) for p in glob.glob(os.path.join(WORK, "configs/per_file/*.test")))
+    files = sorted(os.path.relpath(p, WORK) for p in glob.glob(os.path.join(WORK, "per_file/*.test")))
     results = os.path.join(WORK, "per_file.h5")
     run("run", INI, f"--campaign.results={results}", "--no-live")
     s = summary(results)
@@ -134,7 +136,7 @@ def campaign():
     check(s["progress"]["verified"] == 3 and s["progress"]["rolled_back"] == 3, f"progress: {s['progress']}")
     for c in s["rolled_back"]:
         check(c["config"].startswith("mode=quick"), f"rolled back: {c}")
-        check(c["reason"] == "test gate: 1 regression against the baseline: configs/per_file/e.test (tests 10 < 14)",
+        check(c["reason"] == "test gate: 1 regression against the baseline: per_file/e.test (tests 10 < 14)",
               f"reason: {c['reason']}")
     # Every candidate's outcomes and numbers, file by file, equal a direct run of the checker.
     with h5py.File(results, "r") as f:
@@ -152,7 +154,7 @@ def campaign():
     direct_full = direct(files, "--mode", "full")
     check(totals == {k: sum(d[1][k] for d in direct_full.values()) for k in ("errors", "tests", "skipped")},
           f"results tests numbers: {totals}")
-    check(recorded(results, 0)["configs/per_file/c.test"][2].startswith("'errors == 0' is false for: 1 errors out of 9"),
+    check(recorded(results, 0)["per_file/c.test"][2].startswith("'errors == 0' is false for: 1 errors out of 9"),
           "c.test's message says why")
     # The pandas reader reads the same numbers.
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(INI)), "..", "results", "python"))
@@ -169,7 +171,7 @@ def campaign():
     again = run("run", INI, f"--campaign.results={results}", "--no-live")
     check("resuming" in again.stderr, "the second run resumes")
     check(trial_keys(results) == keys, "resuming a finished campaign adds no trial")
-    no_leftovers(os.path.join(WORK, "configs/per_file"), "campaign")
+    no_leftovers(os.path.join(WORK, "per_file"), "campaign")
     # Each candidate's division of the files is decided once and kept (assignment.txt: balanced by
     # the reference's recorded per-file durations), and its shards' lists follow it.
     for candidate in modes:
@@ -235,7 +237,7 @@ def interrupted():
         with open(os.path.join(corpus, f"s{i}.test"), "w") as f:
             f.write("check 1 1\nspawn 120\nsleep 120\n")
     results = os.path.join(WORK, "per_file_interrupted.h5")
-    p = subprocess.Popen([FLOTILLA, "run", INI, f"--campaign.results={results}", "--evaluate.files=slow/*.test",
+    p = subprocess.Popen([FLOTILLA, "run", INI, f"--campaign.results={results}", WORKDIR, "--evaluate.files=slow/*.test",
                           "--evaluate.timeout=300s", "--evaluate.command=flotilla-example-checker --scratch {tmpdir} {file}",
                           "--search.budget=1", "--no-live"], cwd=WORK, env=ENV, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
@@ -268,7 +270,7 @@ def killed_and_resumed():
         with open(os.path.join(corpus, f"k{i}.test"), "w") as f:
             f.write("check 1 1\nspawn 120\nsleep 120\n")
     results = os.path.join(WORK, "per_file_killed.h5")
-    args = [FLOTILLA, "run", INI, f"--campaign.results={results}", "--evaluate.files=killed/*.test",
+    args = [FLOTILLA, "run", INI, f"--campaign.results={results}", WORKDIR, "--evaluate.files=killed/*.test",
             "--evaluate.timeout=3s", "--evaluate.command=flotilla-example-checker --scratch {tmpdir} {file}",
             "--search.budget=1", "--no-live"]
     p = subprocess.Popen(args, cwd=WORK, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -324,9 +326,8 @@ def helper_signal():
 
 def main():
     shutil.rmtree(WORK, ignore_errors=True)
-    os.makedirs(os.path.join(WORK, "configs"))
     os.makedirs(TMP)
-    shutil.copytree(CORPUS, os.path.join(WORK, "configs", "per_file"))
+    shutil.copytree(CORPUS, os.path.join(WORK, "per_file"))
     campaign()
     if EXTRA:
         print("per_file campaign checks passed with " + " ".join(EXTRA))

@@ -249,7 +249,7 @@ with open(slow, "w") as f:
     f.write("#!/bin/sh\nsleep 0.5\nexec python3 \"$@\"\n")
 os.chmod(slow, 0o755)
 args = [FLOTILLA, "run", "configs/propose.ini", f"--campaign.results={kh5}", "--no-live",
-        f"--propose.command=sh {slow} configs/propose/proposer.py {{context}} {{out}}", *backend_args()]
+        f"--propose.command=sh {slow} propose/proposer.py {{context}} {{out}}", *backend_args()]
 for delay in (1.0, 3.0, 0.3, 2.2, 5.0):
     run = subprocess.Popen(args, env=ENV, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(delay)

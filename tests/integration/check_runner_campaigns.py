@@ -3,8 +3,8 @@
 
 usage: check_runner_campaigns.py FLOTILLA KIND INI WORK
 
-KIND is lit or pytest. Copies the config's suite (configs/KIND/) into WORK/configs/ and runs the
-campaign there on the local backend, then checks with h5py and with the runner run directly:
+KIND is lit or pytest. Copies the config's suite (configs/KIND/) into WORK/ and runs the
+campaign there (--campaign.workdir=WORK) on the local backend, then checks with h5py and with the runner run directly:
   - variant b's candidates are rolled back naming the tests the bad candidate breaks, and the best
     variant-a candidate is verified;
   - every candidate's recorded test names and outcomes (/tests) equal one direct, unsharded run
@@ -38,7 +38,7 @@ LIT = "/usr/lib/llvm-15/build/utils/lit/lit.py"
 LIT_CODES = {"PASS": "pass", "FLAKYPASS": "pass", "XFAIL": "pass", "FAIL": "fail", "XPASS": "fail",
              "UNRESOLVED": "error", "TIMEOUT": "timeout", "UNSUPPORTED": "skip"}
 BROKEN = {"lit": ["flotilla-lit :: basic/sum.txt"],
-          "pytest": ["configs/pytest/test_emit.py::test_add[2-2]", "configs/pytest/test_emit.py::test_add[1-0]"]}
+          "pytest": ["pytest/test_emit.py::test_add[2-2]", "pytest/test_emit.py::test_add[1-0]"]}
 PYTEST_PLUGIN = '''
 import json, os
 outcomes = {}
@@ -66,6 +66,9 @@ def check(condition, message):
 
 
 def run(*args, expect=0, cwd=None):
+    # The campaign file says workdir = . (its own folder); here it runs over the copy in cwd.
+    if args[0] == "run" and not any(a.startswith("--campaign.workdir=") for a in args):
+        args = (*args, "--campaign.workdir=" + (cwd or WORK))
     p = subprocess.run([FLOTILLA, *args], cwd=cwd or WORK, capture_output=True, text=True, timeout=600)
     if p.returncode != expect:
         sys.exit(f"flotilla {' '.join(args)}: exit {p.returncode}, expected {expect}\n{p.stdout}\n{p.stderr}")
@@ -84,7 +87,7 @@ def direct(variant):
     """One unsharded run of the runner over the whole suite: {test name: outcome}."""
     out = os.path.join(WORK, f"direct-{variant}.json")
     if KIND == "lit":
-        subprocess.run(["python3", LIT, "-q", f"--param=variant={variant}", "-o", out, "configs/lit"], cwd=WORK,
+        subprocess.run(["python3", LIT, "-q", f"--param=variant={variant}", "-o", out, "lit"], cwd=WORK,
                        capture_output=True)
         with open(out) as f:
             return {t["name"]: LIT_CODES[t["code"]] for t in json.load(f)["tests"]}
@@ -92,7 +95,7 @@ def direct(variant):
         f.write(PYTEST_PLUGIN)
     env = dict(os.environ, FLOTILLA_VARIANT=variant, PYTHONDONTWRITEBYTECODE="1", OUTCOMES_JSON=out,
                PYTHONPATH=WORK)
-    subprocess.run(["pytest-3", "-p", "no:cacheprovider", "-p", "outcomes_plugin", "--rootdir=.", "configs/pytest"],
+    subprocess.run(["pytest-3", "-p", "no:cacheprovider", "-p", "outcomes_plugin", "--rootdir=.", "pytest"],
                    cwd=WORK, env=env, capture_output=True)
     with open(out) as f:
         return json.load(f)
@@ -115,8 +118,8 @@ def interrupted():
     """SIGTERM to flotilla while each shard runs a test that sleeps: nothing is left running."""
     work = os.path.join(WORK, "interrupted")
     shutil.rmtree(work, ignore_errors=True)
-    suite = os.path.join(work, "configs", KIND)
-    shutil.copytree(os.path.join(WORK, "configs", KIND), suite, ignore=shutil.ignore_patterns("Output", "__pycache__"))
+    suite = os.path.join(work, KIND)
+    shutil.copytree(os.path.join(WORK, KIND), suite, ignore=shutil.ignore_patterns("Output", "__pycache__"))
     marker = "3141"  # sleep 314.1: no other process here has it in its command line
     if KIND == "lit":
         for name in ("slow_a.txt", "slow_b.txt"):
@@ -127,7 +130,8 @@ def interrupted():
             f.write("import subprocess\n\n\ndef test_slow_a():\n    subprocess.run(['sleep', '314.1'])\n\n\n"
                     "def test_slow_b():\n    subprocess.run(['sleep', '314.1'])\n")
     p = subprocess.Popen([FLOTILLA, "run", INI, f"--campaign.results={os.path.join(work, 'stopped.h5')}",
-                          "--search.budget=1", "--evaluate.timeout=600s", "--no-live"], cwd=work,
+                          "--search.budget=1", "--evaluate.timeout=600s", "--no-live", "--campaign.workdir=" + work],
+                         cwd=work,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 120
     while time.time() < deadline and len(processes("314.1")) < 2:
@@ -147,8 +151,8 @@ def broken_discovery():
     """A suite the runner cannot list: the candidate is rolled back with the runner's reason."""
     work = os.path.join(WORK, "broken")
     shutil.rmtree(work, ignore_errors=True)
-    suite = os.path.join(work, "configs", KIND)
-    shutil.copytree(os.path.join(WORK, "configs", KIND), suite, ignore=shutil.ignore_patterns("Output", "__pycache__"))
+    suite = os.path.join(work, KIND)
+    shutil.copytree(os.path.join(WORK, KIND), suite, ignore=shutil.ignore_patterns("Output", "__pycache__"))
     if KIND == "lit":
         with open(os.path.join(suite, "lit.cfg.py"), "a") as f:
             f.write("raise RuntimeError('this suite cannot be listed')\n")
@@ -156,7 +160,7 @@ def broken_discovery():
     else:
         with open(os.path.join(suite, "test_broken.py"), "w") as f:
             f.write("def test_broken(:\n")
-        why = ": ERROR configs/pytest/test_broken.py (output: "
+        why = ": ERROR pytest/test_broken.py (output: "
     results = os.path.join(work, "broken.h5")
     # Started elsewhere, with the suite's folder as campaign.workdir: discovery runs there too.
     run("run", INI, f"--campaign.results={results}", "--search.budget=0", "--no-live", "--campaign.workdir=" + work,
@@ -168,8 +172,7 @@ def broken_discovery():
 
 
 def main():
-    os.makedirs(os.path.join(WORK, "configs"), exist_ok=True)
-    suite = os.path.join(WORK, "configs", KIND)
+    suite = os.path.join(WORK, KIND)
     shutil.rmtree(suite, ignore_errors=True)
     shutil.copytree(os.path.join(os.path.dirname(os.path.abspath(INI)), KIND), suite,
                     ignore=shutil.ignore_patterns("Output", "__pycache__"))

@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <thread>
@@ -155,6 +156,20 @@ TEST_F(SettingsTest, EnvironmentAndWorkingDirectory) {
             "command line: [explore] env: 'FLOTILLA_TASK=1' sets a variable flotilla sets itself (FLOTILLA_*)");
   EXPECT_EQ(error_of(kValid, {"--campaign.workdir=/nonexistent-flotilla"}),
             "command line: [campaign] workdir: '/nonexistent-flotilla' is not a directory");
+}
+
+// A relative workdir in the file is the file's folder (examples run from wherever they are
+// installed); on the command line it is the current folder, as any path there.
+TEST_F(SettingsTest, RelativeWorkdirInTheFileIsTheFilesFolder) {
+  const auto file = write(replace(kValid, "[campaign]\n", "[campaign]\nworkdir = .\n"));
+  EXPECT_EQ(load_settings(file, {}).workdir, m_dir);
+  std::filesystem::create_directories(m_dir / "sub");
+  EXPECT_EQ(load_settings(write(replace(kValid, "[campaign]\n", "[campaign]\nworkdir = sub/../sub\n")), {}).workdir,
+            m_dir / "sub");
+  EXPECT_EQ(load_settings(file, {"--campaign.workdir=."}).workdir, std::filesystem::current_path().lexically_normal());
+  EXPECT_EQ(error_of(replace(kValid, "[campaign]\n", "[campaign]\nworkdir = nowhere\n")),
+            fmt::format("flotilla_settings_test.ini:2: [campaign] workdir: '{}' is not a directory",
+                        (m_dir / "nowhere").string()));
 }
 
 TEST_F(SettingsTest, CommandLineErrors) {
