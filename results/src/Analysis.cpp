@@ -4,11 +4,13 @@
 #include "flotilla/results/Lineage.h"
 #include "flotilla/results/Columns.h"
 #include "flotilla/results/Pareto.h"
+#include "flotilla/results/Printable.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <set>
+#include <sstream>
 #include <string_view>
 #include <tuple>
 
@@ -16,6 +18,9 @@
 
 namespace flotilla::results {
 namespace {
+
+// How the build stage's note naming a build's log starts (build_log_note).
+constexpr std::string_view kLogNoteStart = "[flotilla: the build's full log: ";
 
 // The last line of output that is not a metrics line: usually the program's own verdict.
 std::string last_message_line(const std::string& text) {
@@ -236,6 +241,9 @@ CandidateSummary summarize_candidate(const CandidateRecord& candidate, const std
   if (const auto builds = latest(trials, TrialKind::build); !builds.empty() && builds.rbegin()->second->status != TrialStatus::ok) {
     s.status = CandidateStatus::build_failed;
     s.reason = first_error_line(*builds.rbegin()->second);
+    auto output = build_output(builds.rbegin()->second->output_tail);
+    s.build_lines = std::move(output.last_lines);
+    s.build_log = std::move(output.log);
     return s;
   }
   if (campaign.repeats > 0)
@@ -383,7 +391,7 @@ std::string first_error_line(const TrialRecord& trial) {
     auto line = text.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
     std::string lower = line;
     for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (lower.find("error") != std::string::npos) {
+    if (lower.find("error") != std::string::npos && !line.starts_with(kLogNoteStart)) {
       while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
       return line;
     }
@@ -391,6 +399,25 @@ std::string first_error_line(const TrialRecord& trial) {
     begin = end + 1;
   }
   return trial.reason;
+}
+
+std::string build_log_note(const std::string& log) { return fmt::format("\n{}{}]\n", kLogNoteStart, log); }
+
+BuildOutput build_output(const std::string& output_tail, std::size_t lines) {
+  BuildOutput out;
+  std::vector<std::string> kept;
+  std::istringstream in(output_tail);
+  for (std::string line; std::getline(in, line);) {
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+    if (line.starts_with(kLogNoteStart) && line.ends_with(']')) {
+      out.log = line.substr(kLogNoteStart.size(), line.size() - kLogNoteStart.size() - 1);
+    } else if (line.find_first_not_of(" \t") != std::string::npos) {
+      kept.push_back(printable(line));
+    }
+  }
+  const std::size_t first = kept.size() > lines ? kept.size() - lines : 0;
+  out.last_lines.assign(kept.begin() + static_cast<std::ptrdiff_t>(first), kept.end());
+  return out;
 }
 
 CampaignSummary summarize(const CampaignInfo& campaign, const std::vector<CandidateRecord>& candidates,

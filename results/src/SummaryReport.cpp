@@ -84,6 +84,10 @@ nlohmann::json candidate_json(const CandidateSummary& c, const CampaignInfo& inf
                              : nlohmann::json(nullptr);
   j["confirmation"] = c.confirmation ? confirmation_json(*c.confirmation, info) : nlohmann::json(nullptr);
   if (!c.reason.empty()) j["reason"] = c.reason;
+  if (c.status == CandidateStatus::build_failed) {
+    j["build_output"] = c.build_lines;  // its last lines
+    j["build_log"] = c.build_log.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.build_log);
+  }
   if (!c.proposal.empty()) {
     j["proposal"] = c.proposal;
     j["chain"] = c.chain;
@@ -345,7 +349,12 @@ std::string summary_text(const CampaignSummary& s, std::size_t top_k) {
     if (c.status == CandidateStatus::build_failed) unbuilt.push_back(&c);
   if (!unbuilt.empty()) {
     out += "\nbuild failed (never explored)\n";
-    for (const auto* c : unbuilt) out += fmt::format("  {:>5}  {}  — {}\n", c->record.id, candidate_label(*c), c->reason);
+    for (const auto* c : unbuilt) {
+      out += fmt::format("  {:>5}  {}  — {}\n", c->record.id, candidate_label(*c), c->reason);
+      // The reason alone is often "exit code 1": the build's own last words say why.
+      for (const auto& line : c->build_lines) out += fmt::format("         | {}\n", line);
+      if (!c->build_log.empty()) out += fmt::format("         full log: {}\n", c->build_log);
+    }
   }
   if (!s.failures_by_kind.empty()) {
     out += "\nfailures by kind (first error)\n";

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "flotilla/jobs/Command.h"
+#include "flotilla/results/Analysis.h"
 #include "flotilla/scheduler/Builds.h"
 #include "flotilla/scheduler/Ingest.h"
 
@@ -23,10 +24,25 @@ std::map<std::int64_t, const results::TrialRecord*> latest_builds(const std::vec
   return latest;
 }
 
+// Where a build's whole output goes: beside its folder, which the build may empty or fill as it
+// likes. The task's output tail is only its last kilobyte; a report names this file.
+std::filesystem::path log_path(const std::filesystem::path& build_folder) { return build_folder.string() + ".log"; }
+
+// The build's argv, its whole output kept in `log`: a fixed script, the build's own words passed
+// as its arguments, never parsed by this shell. The log's last kilobyte is the task's output, so
+// its tail (and a compiler's error line in it) is recorded as any task's is.
+std::vector<std::string> logged(std::vector<std::string> argv, const std::filesystem::path& log) {
+  argv.insert(argv.begin(), {"sh", "-c", R"(log=$0; "$@" > "$log" 2>&1; status=$?; tail -c 1000 "$log"; exit $status)",
+                             log.string()});
+  return argv;
+}
+
 // A build's outcome as a candidate's build trial: anything but success is build_failed. Its
 // attempt is the candidate's planned one plus the times the build was lost and run again
-// (`retries`), so a lost build's result is recorded as the attempt that produced it.
-results::TrialRecord build_trial(const jobs::TaskResult& r, const BuildNeed& need, std::int64_t built_by, int retries) {
+// (`retries`), so a lost build's result is recorded as the attempt that produced it. A failed
+// build's tail ends with the note naming its full log (results::build_output reads it back).
+results::TrialRecord build_trial(const jobs::TaskResult& r, const BuildNeed& need, std::int64_t built_by, int retries,
+                                 const std::filesystem::path& log) {
   auto t = *to_trial_record(r);
   t.candidate = need.candidate;
   t.kind = results::TrialKind::build;
@@ -35,6 +51,7 @@ results::TrialRecord build_trial(const jobs::TaskResult& r, const BuildNeed& nee
   if (t.status != results::TrialStatus::ok) {
     t.status = results::TrialStatus::build_failed;
     t.reason = "build failed: " + (r.reason.empty() ? "no reason given" : r.reason);
+    t.output_tail += results::build_log_note(log.string());
   }
   t.metrics.push_back({"built_by", static_cast<double>(built_by)});
   return t;
@@ -90,13 +107,14 @@ std::size_t BuildStage::run(const std::vector<std::int64_t>& ids, const std::vec
   // restarted run's Slurm backend takes up the earlier run's job of the same build; a build run
   // again because its folder is gone (the next attempt) is a new task, never an old result.
   std::map<std::uint64_t, const BuildPlan::Build*> by_task;
+  std::map<std::uint64_t, std::filesystem::path> log_of;
   std::vector<jobs::TaskSpec> specs;
   for (const auto& build : plan.run) {
     const auto& first = build.candidates.front();
     auto values = values_of(first.candidate);
     const auto dir = folder(values);
     values["build_dir"] = dir.string();
-    auto argv = jobs::render_argv(m_s.build_command, values);
+    auto argv = logged(jobs::render_argv(m_s.build_command, values), log_path(dir));
     std::filesystem::path fresh_dir;
     if (m_s.build_jobs) {
       // Emptied on the build job's node, just before the build (see BuildStage.h), by the process
@@ -113,6 +131,7 @@ std::size_t BuildStage::run(const std::vector<std::int64_t>& ids, const std::vec
                                            first.candidate, first.attempt));
     const auto id = static_cast<std::uint64_t>(first.candidate) << 16 | static_cast<std::uint64_t>(first.attempt);
     by_task[id] = &build;
+    log_of[id] = log_path(dir);
     specs.push_back({.id = id, .argv = std::move(argv), .timeout = m_s.build_timeout, .workdir = m_s.workdir,
                      .fresh_dir = std::move(fresh_dir), .attempt = first.attempt, .resources = "build"});
     specs.back().env = jobs::render_env(m_s.build_env, values);
@@ -124,7 +143,8 @@ std::size_t BuildStage::run(const std::vector<std::int64_t>& ids, const std::vec
   const auto record_build = [&](const jobs::TaskResult& r) {
     const auto& build = *by_task.at(r.id);
     const int retries = r.attempt - build.candidates.front().attempt;
-    for (const auto& need : build.candidates) record(build_trial(r, need, build.candidates.front().candidate, retries));
+    for (const auto& need : build.candidates)
+      record(build_trial(r, need, build.candidates.front().candidate, retries, log_of.at(r.id)));
   };
   bool cancelling = false;
   while (backend->queued() + backend->running() > 0) {

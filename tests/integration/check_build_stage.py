@@ -12,7 +12,8 @@ builds.log in the working directory.
 3. Resumed after it finished: nothing is built again. With one build folder removed: that one
    build runs again, and only it.
 4. A baseline whose build fails stops the campaign at once with that reason (exit 3); so does a
-   build that times out."""
+   build that times out. A build that fails without an "error" line (cp's "cannot stat") is
+   reported with its last lines and the path of its full log, by the run and by results summary."""
 import csv
 import io
 import json
@@ -98,9 +99,11 @@ folders = os.path.join(work, "campaign.h5.builds")
 good2 = [d for d in os.listdir(folders)
          if os.path.exists(os.path.join(folders, d, "rate")) and open(os.path.join(folders, d, "rate")).read().strip() == "2"]
 # (.flotilla-campaign names the campaign that owns the build folder: docs/verification.md)
-build_folders = [d for d in os.listdir(folders) if not d.startswith(".")]
-expect(len(build_folders) == 3 and len(good2) == 1, "one folder per build key", p)
+folder_names = [d for d in os.listdir(folders) if os.path.isdir(os.path.join(folders, d)) and not d.startswith(".")]
+expect(len(folder_names) == 3 and len(good2) == 1, "one folder per build key", p)
 expect(os.path.isfile(os.path.join(folders, ".flotilla-campaign")), "the build folder names its campaign", p)
+expect(sorted(d + ".log" for d in folder_names) == sorted(f for f in os.listdir(folders) if f.endswith(".log")),
+       "and beside each, its build's full log", p)
 shutil.rmtree(os.path.join(folders, good2[0]))
 p, s, _ = run("campaign")
 expect(p.returncode == 0, "resumed with a build folder gone", p)
@@ -115,6 +118,19 @@ expect(s["progress"]["candidates"] == 1 and s["progress"]["trials"] == 1, "nothi
 p, s, _ = run("timeout", "--build.timeout=1s", "--build.command=sh -c 'sleep 30' build {build_dir}")
 expect(p.returncode == 3 and "failed to build: build failed: timed out after 1s" in p.stdout,
        "a build that times out is a failed build", p)
+# A build that fails without an "error" line: the report shows its last lines and its full log.
+p, s, _ = run("quiet", "--build.command=sh -c 'echo preparing $0; cp -r /nonexistent-flotilla/src \"$0/src\"' {build_dir}")
+quiet = s["build_failed"][0] if s["build_failed"] else {}
+expect(p.returncode == 3 and quiet.get("reason") == "build failed: exit code 1"
+       and quiet["build_output"][-1] == "cp: cannot stat '/nonexistent-flotilla/src': No such file or directory"
+       and "| cp: cannot stat '/nonexistent-flotilla/src': No such file or directory" in p.stdout
+       and f"full log: {quiet['build_log']}" in p.stdout,
+       "a build failing with no 'error' line: the report shows its last lines and names its log", p)
+summary_text = subprocess.run([flotilla, "results", "summary", os.path.join(work, "quiet.h5")], check=True,
+                              capture_output=True, text=True).stdout
+log_text = open(quiet["build_log"]).read()
+expect(f"full log: {quiet['build_log']}" in summary_text and log_text.startswith("preparing /")
+       and "cannot stat" in log_text, "so does results summary, and the log holds the whole output", p)
 
 # 5. Killed (SIGKILL) while its builds run: resumed, the half-done builds start again from an
 #    empty folder, and the campaign ends as an uninterrupted one does.

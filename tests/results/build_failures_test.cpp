@@ -51,6 +51,35 @@ TEST(BuildFailures, AFailedBuildIsItsOwnStatusAndNeverExplored) {
   EXPECT_NE(summary_json(s, 5).find("\"build_failed\":1"), std::string::npos);
 }
 
+// A build that fails without the word "error" (cp, patch, a missing tool): the reason is only
+// "exit code 1", so the report shows the build's last lines, printable, and where its full log is.
+TEST(BuildFailures, TheReportShowsTheBuildsLastLinesAndItsLog) {
+  const std::string tail = std::string("ying tree\n") + "copying tree\n\n" + "patching \x1b[31mfile\n" +
+                           "cp: cannot stat 'configs/build/src': No such file or directory\n" +
+                           build_log_note("/scratch/c.h5.builds/12ab.log");
+  const auto output = build_output(tail);
+  EXPECT_EQ(output.log, "/scratch/c.h5.builds/12ab.log");
+  EXPECT_EQ(output.last_lines, (std::vector<std::string>{"copying tree", "patching \\x1b[31mfile",
+                                                          "cp: cannot stat 'configs/build/src': No such file or directory"}));
+  EXPECT_EQ(build_output("only line").last_lines, std::vector<std::string>{"only line"});
+  EXPECT_EQ(build_output("only line").log, "");  // recorded before flotilla kept build logs
+
+  const std::vector<CandidateRecord> candidates = {{.id = 0, .config = "v=none", .origin = "baseline"}};
+  const auto s = summarize(campaign(), candidates, {build(0, TrialStatus::build_failed, tail)});
+  EXPECT_EQ(s.candidates[0].reason, "build failed: exit code 1");
+  const auto text = summary_text(s, 5);
+  EXPECT_NE(text.find("      0  v=none  — build failed: exit code 1\n"
+                      "         | copying tree\n"
+                      "         | patching \\x1b[31mfile\n"
+                      "         | cp: cannot stat 'configs/build/src': No such file or directory\n"
+                      "         full log: /scratch/c.h5.builds/12ab.log\n"),
+            std::string::npos)
+      << text;
+  const auto json = summary_json(s, 5);
+  EXPECT_NE(json.find("\"build_log\":\"/scratch/c.h5.builds/12ab.log\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"build_output\":[\"copying tree\""), std::string::npos) << json;
+}
+
 TEST(BuildFailures, KindsOfFailure) {
   EXPECT_EQ(failure_kind(build(0, TrialStatus::build_failed)), "build");
   EXPECT_EQ(failure_kind({.kind = TrialKind::explore, .status = TrialStatus::timeout}), "timeout");

@@ -76,6 +76,9 @@ struct CandidateSummary {
   int shards_done = 0;
   int shards_passed = 0;
   std::string reason;                     // why it failed or was rolled back
+  // build_failed: the build's last output lines and where its whole log is (build_output).
+  std::vector<std::string> build_lines;
+  std::string build_log;
   std::map<std::string, double> metrics;  // median of each metric over the explore repeats
   std::optional<ConfirmationSummary> confirmation;
   int confirm_runs = 0;                    // runs its confirmation took (2 per pair)
@@ -193,6 +196,18 @@ std::string first_error_line(const TrialRecord& trial);
 // Candidate a's head-to-head confirmation over b, from either one's pairs (b's against a, inverted:
 // faster and slower swap, the ratio and its interval are reciprocals); none when they never met.
 std::optional<ConfirmationSummary> head_to_head(const CampaignSummary& summary, std::size_t a, std::size_t b);
+
+// A build trial's output as reports show it. The build stage keeps a build's whole output in a
+// log file beside its folder and ends the trial's output tail with build_log_note(LOG), which
+// build_output reads back. `last_lines`: the tail's last non-blank lines (at most `lines`), the
+// note left out, made printable; `log`: the log's path, empty when the tail names none (a build
+// recorded before flotilla kept logs, or one whose tail lost the note).
+struct BuildOutput {
+  std::vector<std::string> last_lines;
+  std::string log;
+};
+std::string build_log_note(const std::string& log);
+BuildOutput build_output(const std::string& output_tail, std::size_t lines = 3);
 
 CampaignSummary summarize(const CampaignInfo& campaign, const std::vector<CandidateRecord>& candidates,
                           const std::vector<TrialRecord>& trials, const std::vector<ProposalRecord>& proposals = {});
