@@ -21,7 +21,8 @@ const std::vector<OptionDecl>& option_table() {
        "`flotilla run` is started in; a relative path in the campaign file is relative to the file's folder, so "
        "`workdir = .` is the campaign file's folder); on Slurm it must be on a file system the nodes share"},
       {"intent.objective", "", false, false,
-       "metric to optimise, as printed by the explore command (this or intent.objectives is required)"},
+       "metric to optimise, as printed by the explore command, or wall_time: flotilla times the command itself "
+       "(seconds, minimized; this or intent.objectives is required)"},
       {"intent.direction", "maximize", false, false, "maximize or minimize"},
       {"intent.objectives", "", false, false,
        "several objectives instead of one: METRIC:min or METRIC:max, separated by commas (e.g. 'time_s:min, "
@@ -78,8 +79,9 @@ const std::vector<OptionDecl>& option_table() {
       {"explore.timeout", "60s", false, false, "per-run limit (ms, s, m, h; 0 = none)"},
       {"explore.exclusive", "false", false, false,
        "local backend: no other task runs beside a benchmark run (quieter, slower); evaluate shards always share"},
-      {"explore.warmup", "0", false, false,
-       "runs of each candidate before its repeats (and of each side before a confirmation), recorded and never counted"},
+      {"explore.warmup", "auto", false, false,
+       "runs of each candidate before its repeats (and of each side before a confirmation), recorded and never "
+       "counted; auto: 1 with intent.objective = wall_time (flotilla times the command), else 0"},
       {"evaluate.command", "", false, false, "verification command per shard; also gets {shard} and {shards}"},
       {"evaluate.env", "", false, true, "NAME=VALUE set in the verification's environment, as explore.env (repeatable)"},
       {"evaluate.shards", "1", false, false,

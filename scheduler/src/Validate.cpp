@@ -20,6 +20,7 @@
 #include "Options.h"
 #include "flotilla/jobs/Backend.h"
 #include "flotilla/jobs/Command.h"
+#include "flotilla/jobs/Metrics.h"
 #include "flotilla/results/Stats.h"
 #include "flotilla/search/Strategy.h"
 #include "flotilla/suites/FilePatterns.h"
@@ -458,6 +459,12 @@ void read_objectives(Reader& r, Settings& s) {
     if (direction->value != "maximize" && direction->value != "minimize")
       bad(*direction, "intent.direction", "is not maximize or minimize");
     s.maximize = direction->value == "maximize";
+    // wall_time (jobs/Metrics.h): flotilla times the explore command itself, and less is better.
+    if (s.objective == jobs::kWallTimeMetric) {
+      if (direction->where != "default" && s.maximize)
+        bad(*direction, "intent.direction", "is not minimize, and intent.objective = wall_time is a time to minimize");
+      s.maximize = false;
+    }
     if (auto* pick = r.one("intent.pick"); pick->where != "default")
       bad(*pick, "intent.pick", "needs intent.objectives: with one objective the best verified candidate wins");
     return;
@@ -468,6 +475,10 @@ void read_objectives(Reader& r, Settings& s) {
   if (auto problem = results::objectives_problem(objectives->value); !problem.empty())
     throw ConfigError(fmt::format("{}: [intent] objectives: {}", objectives->where, problem));
   s.objectives = results::parse_objectives(objectives->value);
+  for (std::size_t i = 0; i < s.objectives.size(); ++i)
+    if (s.objectives[i].metric == jobs::kWallTimeMetric && (i > 0 || s.objectives[i].maximize))
+      bad(*objectives, "intent.objectives",
+          "names wall_time, which must come first and be :min (flotilla times the command for its first objective)");
   s.objective = s.objectives.front().metric;
   s.maximize = s.objectives.front().maximize;
   auto* pick = r.one("intent.pick");
@@ -675,7 +686,10 @@ Settings validate(RawValues raw, const std::string& display) {
   }
   s.explore_timeout = r.duration("explore.timeout");
   s.explore_exclusive = r.boolean("explore.exclusive");
-  s.warmup = static_cast<int>(r.integer("explore.warmup", 0, 1000));
+  // auto: one warm-up run when flotilla times the command (a first run pays for cold caches and
+  // loading the program), none when the command measures itself.
+  if (r.one("explore.warmup")->value == "auto") s.warmup = s.objective == jobs::kWallTimeMetric ? 1 : 0;
+  else s.warmup = static_cast<int>(r.integer("explore.warmup", 0, 1000));
   s.confirm = r.boolean("confirm.enabled");
   s.confirm_confidence =
       r.real("confirm.confidence", 0.5, 0.9999, "is not a confidence level between 0.5 and 0.9999 (e.g. 0.95)");

@@ -120,6 +120,24 @@ TEST_P(BackendContract, MissingObjective) {
   EXPECT_EQ(result.objective, std::nullopt);
 }
 
+// intent.objective = wall_time: the runner times the process (a wall_time it prints does not
+// count), and only a task whose objective it is gets the metric.
+TEST_P(BackendContract, WallTimeObjectiveIsTheRunnersMeasurement) {
+  auto backend = make(1);
+  const TaskResult timed = run_one(*backend, sh_task(1, "sleep 0.2; echo 'flotilla-metric: wall_time=99 x=1'", "wall_time"));
+  ASSERT_EQ(timed.status, TaskStatus::ok) << timed.reason;
+  ASSERT_EQ(timed.metrics.size(), 2u);
+  EXPECT_EQ(timed.metrics[0], (std::pair<std::string, double>{"x", 1}));
+  EXPECT_EQ(timed.metrics[1].first, "wall_time");
+  EXPECT_GE(timed.metrics[1].second, 0.2);
+  EXPECT_LT(timed.metrics[1].second, 2.0);
+  EXPECT_EQ(timed.objective, timed.metrics[1].second);
+  const TaskResult silent = run_one(*backend, sh_task(2, "true", "wall_time"));
+  EXPECT_EQ(silent.status, TaskStatus::ok) << silent.reason;  // prints nothing, yet has its objective
+  const TaskResult other = run_one(*backend, sh_task(3, "echo 'flotilla-metric: gflops=2'", "gflops"));
+  EXPECT_EQ(other.metrics, (MetricList{{"gflops", 2}}));
+}
+
 TEST_P(BackendContract, GarbageOutputIsOrdinaryOutput) {
   auto backend = make(1);
   const TaskResult result =

@@ -24,6 +24,12 @@ bool is_ordinary(std::string_view line) {
   return std::holds_alternative<NotAMetricLine>(parse_metric_line(line));
 }
 
+TEST(MetricLine, OnlyTheWallTimeObjectiveAddsTheRunnersMeasurement) {
+  EXPECT_EQ(with_wall_time({{"a", 1}}, "a", 0.5), (MetricList{{"a", 1}}));
+  EXPECT_EQ(with_wall_time({{"wall_time", 9}, {"a", 1}}, "wall_time", 0.5), (MetricList{{"a", 1}, {"wall_time", 0.5}}));
+  EXPECT_EQ(with_wall_time({}, "wall_time", 0.25), (MetricList{{"wall_time", 0.25}}));
+}
+
 TEST(MetricLine, KeyValueForm) {
   EXPECT_EQ(parsed_metrics("flotilla-metric: gflops=12.5 time_s=0.0123"),
             (MetricList{{"gflops", 12.5}, {"time_s", 0.0123}}));

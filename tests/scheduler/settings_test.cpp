@@ -172,6 +172,24 @@ TEST_F(SettingsTest, RelativeWorkdirInTheFileIsTheFilesFolder) {
                         (m_dir / "nowhere").string()));
 }
 
+// intent.objective = wall_time: flotilla times the command, minimized, with one warm-up run
+// unless explore.warmup says otherwise.
+TEST_F(SettingsTest, WallTimeObjective) {
+  const auto timed = replace(replace(kValid, "objective = gflops\n", "objective = wall_time\n"), "direction = maximize\n", "");
+  auto s = load_settings(write(timed), {});
+  EXPECT_EQ(s.objective, "wall_time");
+  EXPECT_FALSE(s.maximize);
+  EXPECT_EQ(s.warmup, 1);
+  EXPECT_EQ(load_settings(write(timed), {"--explore.warmup=0"}).warmup, 0);
+  EXPECT_EQ(load_settings(write(kValid), {}).warmup, 0);  // the command measures itself
+  EXPECT_EQ(error_of(timed, {"--intent.direction=maximize"}),
+            "command line: [intent] direction: 'maximize' is not minimize, and intent.objective = wall_time is a time to "
+            "minimize");
+  EXPECT_EQ(error_of(replace(kValid, "objective = gflops\ndirection = maximize\n", "objectives = gflops:max, wall_time:min\n")),
+            "flotilla_settings_test.ini:5: [intent] objectives: 'gflops:max, wall_time:min' names wall_time, which must "
+            "come first and be :min (flotilla times the command for its first objective)");
+}
+
 TEST_F(SettingsTest, CommandLineErrors) {
   EXPECT_EQ(error_of(kValid, {"--search.budget=-1"}), "command line: [search] budget: '-1' is not a non-negative integer");
   EXPECT_EQ(error_of(kValid, {"--search.budgett=1"}), "command line: unknown option '--search.budgett=1'");

@@ -12,6 +12,7 @@
 #include <set>
 
 #include "flotilla/jobs/Manifest.h"
+#include "flotilla/jobs/Metrics.h"
 
 namespace flotilla::jobs {
 namespace {
@@ -80,8 +81,10 @@ std::optional<KernelTask> kernel_task_of(const std::vector<std::string>& argv) {
 ManifestTask to_manifest_task(const TaskSpec& spec) {
   ManifestTask task{spec.id, spec.attempt, {}};
   std::optional<KernelTask> kernel;
-  // A kernel run in-process touches no file, so the working directory does not matter to it.
-  if (spec.env.empty() && spec.fresh_dir.empty()) kernel = kernel_task_of(spec.argv);
+  // A kernel run in-process touches no file, so the working directory does not matter to it. A
+  // timed task (objective wall_time, Metrics.h) is a process of its own: the runner times that.
+  if (spec.env.empty() && spec.fresh_dir.empty() && spec.objective != kWallTimeMetric)
+    kernel = kernel_task_of(spec.argv);
   if (kernel) {
     kernel->timeout = spec.timeout;
     kernel->objective = spec.objective;

@@ -226,4 +226,11 @@ void MetricCollector::take_line(std::string_view line) {
   }
 }
 
+MetricList with_wall_time(MetricList metrics, std::string_view objective, double seconds) {
+  if (objective != kWallTimeMetric) return metrics;
+  std::erase_if(metrics, [](const auto& metric) { return metric.first == kWallTimeMetric; });
+  metrics.emplace_back(std::string(kWallTimeMetric), seconds);
+  return metrics;
+}
+
 }  // namespace flotilla::jobs

@@ -328,6 +328,7 @@ SpawnResult Spawner::fork_and_exec(const ExecPlan& plan, const TaskSpec& spec) c
   // fork() would copy the page tables of every mapping only for exec to drop them: in an MPI
   // worker rank (hundreds of mapped libraries) that halved the rate of starting commands.
   const ChildArgs args{&plan, m_dev_null.get(), out_write.get(), out_write.get(), report_write.get(), ::getpid()};
+  const auto started = std::chrono::steady_clock::now();
   const pid_t pid = clone_child(args);
   if (pid < 0) return cannot_start(spec, -pid);
   // No setpgid(pid, pid) here: the child has made itself a group leader before it could exec.
@@ -338,7 +339,7 @@ SpawnResult Spawner::fork_and_exec(const ExecPlan& plan, const TaskSpec& spec) c
     return describe(*report, spec);
   }
   ::fcntl(out_read.get(), F_SETFL, ::fcntl(out_read.get(), F_GETFL) | O_NONBLOCK);
-  return SpawnedProcess{pid, open_pidfd(pid), std::move(out_read)};
+  return SpawnedProcess{pid, open_pidfd(pid), std::move(out_read), started};
 }
 
 void kill_group(pid_t pgid) {

@@ -10,6 +10,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <filesystem>
 #include <string>
 #include <variant>
@@ -24,6 +25,7 @@ struct SpawnedProcess {
   pid_t pid = -1;  // also the process group id
   Fd pidfd;        // readable once the process exits; empty where the kernel lacks pidfd_open
   Fd output;       // non-blocking read end of the stdout+stderr pipe
+  std::chrono::steady_clock::time_point started{};  // just before the child was made (wall_time)
 };
 
 struct SpawnFailure {

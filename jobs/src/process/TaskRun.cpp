@@ -27,7 +27,11 @@ double epoch_seconds() {
 }
 
 TaskRun::TaskRun(TaskSpec spec, SpawnedProcess process, std::unique_ptr<TaskCgroup> cgroup)
-    : m_spec(std::move(spec)), m_process(std::move(process)), m_start(epoch_seconds()), m_cgroup(std::move(cgroup)) {
+    : m_spec(std::move(spec)),
+      m_process(std::move(process)),
+      m_start(epoch_seconds()),
+      m_started_at(m_process.started),
+      m_cgroup(std::move(cgroup)) {
   if (m_spec.timeout.count() > 0) m_deadline = Clock::now() + m_spec.timeout;
   m_exit.timeout = m_spec.timeout;
 }
@@ -133,7 +137,10 @@ TaskResult TaskRun::result() const {
   result.id = m_spec.id;
   result.start = m_start;
   result.end = m_end;
-  Outcome outcome = classify(m_exit, m_metrics.error(), m_metrics.metrics(), m_spec.objective);
+  // Reaped at once when the owner is in its poll (LocalBackend.h): the exit is seen within the poll's wake-up.
+  const double seconds = std::chrono::duration<double>(m_reaped_at - m_started_at).count();
+  auto metrics = with_wall_time(m_metrics.metrics(), m_spec.objective, seconds);
+  Outcome outcome = classify(m_exit, m_metrics.error(), metrics, m_spec.objective);
   result.status = outcome.status;
   result.exit_code = outcome.exit_code;
   result.reason = std::move(outcome.reason);
@@ -142,7 +149,7 @@ TaskResult TaskRun::result() const {
   if (!m_leftovers.empty()) tail += "\n[flotilla: the task left " + describe(m_leftovers) + " running: killed]\n";
   const std::size_t keep = std::min(tail.size(), kOutputTailBytes);
   result.output_tail = tail.substr(tail.size() - keep);
-  result.metrics = m_metrics.metrics();
+  result.metrics = std::move(metrics);
   result.attempt = m_spec.attempt;
   return result;
 }

@@ -53,6 +53,7 @@ class TaskRun {
   std::string m_tail;
   double m_start = 0;
   double m_end = 0;
+  Clock::time_point m_started_at;               // the wall_time objective (Metrics.h) is measured on it
   std::optional<Clock::time_point> m_deadline;  // from spec.timeout
   Clock::time_point m_reaped_at{};
   bool m_reaped = false;

@@ -32,6 +32,13 @@ using MetricLineParse = std::variant<NotAMetricLine, MetricList, MetricLineError
 // Parses one line (without its newline).
 MetricLineParse parse_metric_line(std::string_view line);
 
+// A task whose objective is `wall_time` is timed by the runner that starts it, as hyperfine does:
+// the metric is the seconds from its start to its exit (a monotonic clock), whatever it prints.
+inline constexpr std::string_view kWallTimeMetric = "wall_time";
+// `metrics` with the runner's measurement when `objective` asks for it: a `wall_time` the task
+// printed is replaced (the runner's clock decides), else the list is returned as it is.
+MetricList with_wall_time(MetricList metrics, std::string_view objective, double seconds);
+
 // Collects metrics from a stream of output chunks split anywhere, line by line, without keeping
 // the whole output. Lines longer than 64 KiB are not metric lines. At most kMaxNames distinct
 // names are kept: a new name past them is a protocol error (the trial fails), so a task that
