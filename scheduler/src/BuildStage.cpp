@@ -9,6 +9,7 @@
 #include "flotilla/results/Analysis.h"
 #include "flotilla/scheduler/Builds.h"
 #include "flotilla/scheduler/Ingest.h"
+#include "ChoiceValues.h"
 
 namespace flotilla::scheduler {
 namespace {
@@ -114,6 +115,7 @@ std::size_t BuildStage::run(const std::vector<std::int64_t>& ids, const std::vec
     auto values = values_of(first.candidate);
     const auto dir = folder(values);
     values["build_dir"] = dir.string();
+    apply_choice_values(m_s.space, values);  // the key was made from labels; commands get values
     auto argv = logged(jobs::render_argv(m_s.build_command, values), log_path(dir));
     std::filesystem::path fresh_dir;
     if (m_s.build_jobs) {

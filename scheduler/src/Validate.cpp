@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "BuildInputs.h"
+#include "ChoiceValues.h"
 #include "Ini.h"
 #include "Options.h"
 #include "flotilla/jobs/Backend.h"
@@ -142,6 +143,26 @@ Gate read_gate(Reader& r) {
 }
 
 // A command template must split cleanly and use only placeholders that will have values.
+// The parameters a command or env template names whose choices have values (ChoiceValues.h):
+// each value may name only what the command itself may (but {files} and {report}, filled after
+// the values are expanded), and the error names the parameter's own line.
+void check_choice_values(Reader& r, const Settings& s, const std::vector<std::string>& used,
+                         std::vector<std::string> known, const std::string& command) {
+  std::erase_if(known, [](const std::string& name) { return name == "files" || name == "report"; });
+  for (const auto& p : s.space.parameters()) {
+    if (p.choice_values.empty() || !std::binary_search(used.begin(), used.end(), p.name)) continue;
+    if (auto problem = choice_value_problem(p, s.space, known, command)) {
+      std::string where = r.display();
+      for (const auto& raw : r.all("space.param")) {
+        std::istringstream declared(raw.value.substr(0, raw.value.find(':')));
+        std::string name;
+        if (declared >> name && name == p.name) where = raw.where;
+      }
+      throw ConfigError(fmt::format("{}: [space] param '{}': {}", where, p.name, *problem));
+    }
+  }
+}
+
 void check_command(Reader& r, const Settings& s, std::string_view key, std::vector<std::string> extra) {
   auto* raw = r.one(key);
   if (!raw || raw->value.empty()) return;
@@ -158,6 +179,8 @@ void check_command(Reader& r, const Settings& s, std::string_view key, std::vect
   } catch (const jobs::CommandError& e) {
     throw ConfigError(fmt::format("{}: [{}] {}: {}", raw->where, key.substr(0, dot), key.substr(dot + 1), e.what()));
   }
+  check_choice_values(r, s, jobs::placeholders(raw->value), extra,
+                      fmt::format("[{}] {}", key.substr(0, dot), key.substr(dot + 1)));
 }
 
 // [explore] env / [evaluate] env: NAME=TEMPLATE lines, the template checked as the command is.
@@ -189,6 +212,7 @@ std::vector<std::pair<std::string, std::string>> read_env(Reader& r, const Setti
     } catch (const jobs::CommandError& e) {
       fail(e.what());
     }
+    check_choice_values(r, s, jobs::placeholders(value), known, fmt::format("[{}] {}", key.substr(0, dot), key.substr(dot + 1)));
     env.emplace_back(name, value);
   }
   return env;

@@ -101,17 +101,28 @@ Parameter parse_real(std::string name, std::string_view spec) {
   return p;
 }
 
-std::vector<std::string> parse_labels(std::string_view name, std::string_view spec) {
-  std::vector<std::string> labels;
+// "a,b" or "a=VALUE,b=VALUE": the labels, and each choice's value when any is written.
+void parse_labels(Parameter& p, std::string_view spec) {
+  const auto& name = p.name;
+  std::vector<std::string> values;
+  bool any_value = false;
   for (auto item : split(spec, ',')) {
-    auto label = std::string(trim(item));
+    const auto eq = trim(item).find('=');
+    auto label = std::string(trim(trim(item).substr(0, eq)));
     if (label.empty() || label.find_first_of(" \t=") != std::string::npos)
-      fail(name, fmt::format("choice '{}' must be non-empty without blanks or '='", label));
-    if (std::find(labels.begin(), labels.end(), label) != labels.end())
+      fail(name, fmt::format("choice '{}' must be non-empty without blanks or '='", trim(item)));
+    if (std::find(p.labels.begin(), p.labels.end(), label) != p.labels.end())
       fail(name, fmt::format("choice '{}' appears twice", label));
-    labels.push_back(std::move(label));
+    std::string value = label;
+    if (eq != std::string_view::npos) {
+      value = std::string(trim(trim(item).substr(eq + 1)));
+      if (value.empty()) fail(name, fmt::format("choice '{}' has no value after '='", trim(item)));
+      any_value = true;
+    }
+    p.labels.push_back(std::move(label));
+    values.push_back(std::move(value));
   }
-  return labels;
+  if (any_value) p.choice_values = std::move(values);
 }
 
 }  // namespace
@@ -138,7 +149,7 @@ Parameter parse_parameter(std::string_view spec) {
     Parameter p;
     p.name = name;
     p.kind = kind == "enum" ? ParamKind::enumeration : ParamKind::ordinal;
-    p.labels = parse_labels(name, rest);
+    parse_labels(p, rest);
     return p;
   }
   fail(name, fmt::format("unknown type '{}' (expected int, real, enum or ordinal)", kind));

@@ -228,7 +228,11 @@ std::string Space::fingerprint() const {
                           p.values.size());  // shortest exact text: format_double keeps 6 digits
     else
       for (double v : p.values) text += ' ' + format_double(v);
-    for (const auto& l : p.labels) text += (p.kind == ParamKind::ordinal ? " ordinal " : " enum ") + l;
+    for (std::size_t i = 0; i < p.labels.size(); ++i) {
+      text += (p.kind == ParamKind::ordinal ? " ordinal " : " enum ") + p.labels[i];
+      // What a choice runs is part of what was measured; a space without values reads as before.
+      if (!p.choice_values.empty()) text += "=" + p.choice_values[i];
+    }
     text += '\n';
   }
   for (const auto& c : m_constraints) text += "constraint " + c + '\n';

@@ -65,6 +65,13 @@ TEST(RenderArgv, LiteralBraces) {
             (Words{"awk", "{print $1}", "in"}));
 }
 
+// A choice's value: no words or quotes, known names replaced once, unknown ones kept as written.
+TEST(RenderText, ReplacesWhatItKnowsOnceAndKeepsTheRest) {
+  EXPECT_EQ(render_text("{tmpdir}/'a b' {{x}} {n}", {{"n", "{tmpdir}"}}), "{tmpdir}/'a b' {x} {tmpdir}");
+  EXPECT_EQ(text_placeholders("{b}/{a} {{c}} {a}"), (std::vector<std::string>{"a", "b"}));
+  EXPECT_THROW(render_text("{oops", {}), CommandError);
+}
+
 TEST(RenderArgv, Errors) {
   const Values values{{"tile_x", "1"}, {"shards", "2"}, {"shard", "3"}};
   EXPECT_EQ(command_error([&] { render_argv("bench {tile_z}", values); }),

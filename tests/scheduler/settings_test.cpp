@@ -14,6 +14,7 @@
 #include "flotilla/jobs/SlurmSettings.h"
 #include "flotilla/scheduler/Settings.h"
 #include "Ini.h"
+#include "ChoiceValues.h"
 #include "Options.h"
 #include "flotilla/jobs/Backend.h"
 
@@ -188,6 +189,35 @@ TEST_F(SettingsTest, WallTimeObjective) {
   EXPECT_EQ(error_of(replace(kValid, "objective = gflops\ndirection = maximize\n", "objectives = gflops:max, wall_time:min\n")),
             "flotilla_settings_test.ini:5: [intent] objectives: 'gflops:max, wall_time:min' names wall_time, which must "
             "come first and be :min (flotilla times the command for its first objective)");
+}
+
+// Choices with values (ChoiceValues.h): the label in the space, the value, expanded once with the
+// task's placeholders, in commands; a value naming a placeholder its command lacks is an error
+// at the parameter's line.
+TEST_F(SettingsTest, ChoicesWithValues) {
+  const auto with_db = replace(replace(replace(kValid, "baseline = tile_x=32 tile_y=8", "baseline = tile_x=32 tile_y=8 db=memory"),
+                                       "constraint = tile_x * tile_y <= 256\n",
+                                       "param = db: enum: memory=:memory:, file={candidate}/t {{x}}.db\n"),
+                               "command = bench --x {tile_x} --y {tile_y}", "command = bench --x {tile_x} --db {db}");
+  auto s = load_settings(write(with_db), {});
+  const auto& db = s.space.parameters().back();
+  EXPECT_EQ(db.labels, (std::vector<std::string>{"memory", "file"}));
+  PlaceholderValues values = {{"tile_x", "8"}, {"db", "file"}, {"candidate", "7"}, {"tmpdir", "{tmpdir}"}};
+  apply_choice_values(s.space, values);
+  EXPECT_EQ(values.at("db"), "7/t {x}.db");  // expanded once: the braces it gives are never read again
+  values["db"] = "memory";
+  apply_choice_values(s.space, values);
+  EXPECT_EQ(values.at("db"), ":memory:");
+  PlaceholderValues per_file = {{"db", "file"}};  // {candidate} unknown here: left for a later filler
+  apply_choice_values(s.space, per_file);
+  EXPECT_EQ(per_file.at("db"), "{candidate}/t {x}.db");
+  EXPECT_EQ(error_of(replace(with_db, "file={candidate}/", "file={tmpdir}/")),
+            "flotilla_settings_test.ini:11: [space] param 'db': choice 'file' names {tmpdir}, which [explore] command "
+            "has not (known: candidate, db, repeat, tile_x, tile_y)");
+  EXPECT_EQ(error_of(with_db, {"--space.param=tile_x: int: 8,16,32,64", "--space.param=tile_y: int: 1..16 pow2",
+                               "--space.param=db: enum: memory={tile_x}, file={db}"}),
+            "command line: [space] param 'db': choice 'file' names {db}, a parameter whose choices have values: a value "
+            "is expanded once");
 }
 
 TEST_F(SettingsTest, CommandLineErrors) {

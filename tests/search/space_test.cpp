@@ -46,6 +46,29 @@ TEST(Parameter, RealEnumOrdinal) {
   EXPECT_EQ(parse_parameter("s: ordinal: small,large").kind, ParamKind::ordinal);
 }
 
+// Choices with values: the label is what the space and reports see, the value what commands get;
+// an enum written without '=' is what it always was.
+TEST(Parameter, ChoicesWithValues) {
+  auto db = parse_parameter("db: enum: memory=:memory:, file={tmpdir}/test.db, none");
+  EXPECT_EQ(db.labels, (std::vector<std::string>{"memory", "file", "none"}));
+  EXPECT_EQ(db.choice_values, (std::vector<std::string>{":memory:", "{tmpdir}/test.db", "none"}));
+  EXPECT_EQ(db.format(1), "file");
+  EXPECT_EQ(db.parse("memory"), 0.0);
+  EXPECT_FALSE(db.parse(":memory:"));
+  EXPECT_TRUE(parse_parameter("p: enum: double,float").choice_values.empty());
+  EXPECT_EQ(parse_parameter("s: ordinal: small=8, large=64").choice_values, (std::vector<std::string>{"8", "64"}));
+  EXPECT_EQ(error_of("db: enum: memory=, file=x"), "param 'db': choice 'memory=' has no value after '='");
+  EXPECT_EQ(error_of("db: enum: =x"), "param 'db': choice '=x' must be non-empty without blanks or '='");
+  EXPECT_EQ(error_of("db: enum: a=1, a=2"), "param 'db': choice 'a' appears twice");
+  // What a choice runs is part of the space's fingerprint; a plain enum's reads as before.
+  Space with, other, plain;
+  with.add_parameter(parse_parameter("db: enum: memory=:memory:, file=a.db"));
+  other.add_parameter(parse_parameter("db: enum: memory=:memory:, file=b.db"));
+  plain.add_parameter(parse_parameter("db: enum: memory, file"));
+  EXPECT_NE(with.fingerprint(), other.fingerprint());
+  EXPECT_EQ(plain.fingerprint(), "param db: enum memory enum file\n");
+}
+
 TEST(Parameter, ExactErrors) {
   EXPECT_EQ(error_of("tile_x: int: 8..x"), "param 'tile_x': '8..x' is not an integer range");
   EXPECT_EQ(error_of("tile_x: int: 8,x"), "param 'tile_x': 'x' is not an integer");

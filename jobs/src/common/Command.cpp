@@ -139,6 +139,26 @@ std::vector<std::string> placeholders(std::string_view command_template) {
   return names;
 }
 
+std::string render_text(std::string_view text, const std::map<std::string, std::string, std::less<>>& values) {
+  std::string rendered;
+  scan_word(
+      text, [&](std::string_view literal) { rendered.append(literal); },
+      [&](std::string_view name) {
+        const auto it = values.find(name);
+        if (it != values.end()) rendered.append(it->second);
+        else rendered.append("{").append(name).append("}");
+      });
+  return rendered;
+}
+
+std::vector<std::string> text_placeholders(std::string_view text) {
+  std::vector<std::string> names;
+  scan_word(text, [](std::string_view) {}, [&](std::string_view name) { names.emplace_back(name); });
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
 EnvLines render_env(const EnvLines& env, const std::map<std::string, std::string, std::less<>>& values) {
   EnvLines out;
   for (const auto& [name, value] : env) {

@@ -7,6 +7,7 @@
 #include "flotilla/scheduler/Planning.h"
 #include "flotilla/suites/Protocols.h"
 #include "../BuildStage.h"
+#include "../ChoiceValues.h"
 #include "../SuiteStage.h"
 #include "Ledger.h"
 
@@ -42,6 +43,7 @@ TaskFactory::Values TaskFactory::task_values(std::int64_t id, results::TrialKind
   const bool explore = kind == results::TrialKind::explore;
   values[explore ? "repeat" : "shard"] = std::to_string(index);
   if (!explore) values["shards"] = std::to_string(m_s.shards);
+  apply_choice_values(m_s.space, values);  // a choice's value in place of its label (ChoiceValues.h)
   return values;
 }
 

@@ -28,6 +28,14 @@ std::vector<std::string> render_argv(std::string_view command_template,
 // Placeholder names used in a template, sorted and unique (to validate a config early).
 std::vector<std::string> placeholders(std::string_view command_template);
 
+// A plain text with placeholders, no words or quotes: a choice's value (`[space] param = db:
+// enum: file={tmpdir}/test.db`). Each {name} that `values` holds is replaced once, and the result
+// is never read again; one it lacks stays as written (flotilla-per-file fills {file} and
+// {tmpdir} per file). {{ and }} are literal braces, as in a command.
+std::string render_text(std::string_view text, const std::map<std::string, std::string, std::less<>>& values);
+// Placeholder names in such a text, sorted and unique.
+std::vector<std::string> text_placeholders(std::string_view text);
+
 // `env = NAME=TEMPLATE` lines with a task's values: each TEMPLATE rendered as a command is
 // (quotes group, no shell) and its words joined by one blank.
 using EnvLines = std::vector<std::pair<std::string, std::string>>;

@@ -47,6 +47,10 @@ struct Parameter {
   std::vector<double> values;       // integer: allowed values in order given (empty when `range` holds them)
   std::optional<IntRange> range;    // integer: a long range, in place of `values`
   std::vector<std::string> labels;  // enumeration/ordinal: choices in order given
+  // enumeration/ordinal written `NAME=VALUE`: what each choice puts into commands (its label is
+  // what reports, the space and the search see). Empty when no choice has a value; otherwise as
+  // long as `labels`, a choice without '=' standing for itself.
+  std::vector<std::string> choice_values;
   double lo = 0, hi = 0;            // real: bounds
   bool log_scale = false;           // real: sample and grid on a log scale
   int grid_points = 5;              // real: points per axis for grid enumeration
@@ -66,7 +70,8 @@ struct Parameter {
 
 // Parses "name: kind: spec", e.g. "tile_x: int: 8,16,32", "n: int: 64..4096 pow2",
 // "k: int: 0..100 step 10", "lr: real: 1e-4..1e-1 log points 7", "prec: enum: double,float",
-// "size: ordinal: small,medium,large".
+// "size: ordinal: small,medium,large", "db: enum: memory=:memory:, file={tmpdir}/test.db" (a
+// choice's value runs up to the next ','; it may hold the command's placeholders).
 Parameter parse_parameter(std::string_view spec);
 
 using Configuration = std::vector<double>;
