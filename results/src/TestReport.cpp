@@ -86,6 +86,35 @@ static std::vector<std::pair<std::string, double>> number_totals(const Candidate
   return totals;
 }
 
+// Each test's row: its outcome and numbers, and the reference's test of the same name.
+static std::vector<TestRow> test_rows(const TestSuite& suite, const CandidateTests& tests, const TestSuite* reference_suite,
+                                      const CandidateTests* reference) {
+  const auto numbers_by_test = [](const CandidateTests& t) {
+    std::map<std::int64_t, std::vector<std::pair<std::string, double>>> by_test;
+    for (const auto& n : t.numbers) by_test[n.test].emplace_back(n.name, n.value);
+    return by_test;
+  };
+  const auto mine = numbers_by_test(tests);
+  std::map<std::string, std::size_t, std::less<>> reference_index;
+  std::map<std::int64_t, std::vector<std::pair<std::string, double>>> theirs;
+  if (reference != nullptr && reference_suite != nullptr) {
+    for (std::size_t i = 0; i < reference_suite->names.size(); ++i) reference_index.emplace(reference_suite->names[i], i);
+    theirs = numbers_by_test(*reference);
+  }
+  std::vector<TestRow> rows;
+  for (std::size_t i = 0; i < tests.outcomes.size(); ++i) {
+    TestRow row{.name = suite.names[i], .outcome = std::string(to_string(effective_outcome(tests.outcomes[i])))};
+    if (const auto it = mine.find(static_cast<std::int64_t>(i)); it != mine.end()) row.numbers = it->second;
+    if (const auto at = reference_index.find(row.name); at != reference_index.end() && at->second < reference->outcomes.size()) {
+      row.reference_outcome = std::string(to_string(effective_outcome(reference->outcomes[at->second])));
+      if (const auto it = theirs.find(static_cast<std::int64_t>(at->second)); it != theirs.end())
+        row.reference_numbers = it->second;
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
 TestReport make_test_report(const TestSuite& suite, const CandidateTests& tests, const TestSuite* reference_suite,
                             const CandidateTests* reference, const TestReportLimits& limits) {
   TestReport report;
@@ -111,7 +140,45 @@ TestReport make_test_report(const TestSuite& suite, const CandidateTests& tests,
   report.failures = failure_groups(suite, tests, limits);
   report.number_totals = number_totals(tests);
   if (reference != nullptr && reference_suite != nullptr) report.reference_number_totals = number_totals(*reference);
+  if (limits.per_test) report.per_test = test_rows(suite, tests, reference_suite, reference);
   return report;
+}
+
+// `--per-file`: a row per test, its outcome and each number (the reference's in brackets).
+static std::string per_test_table(const TestReport& r) {
+  std::vector<std::string> columns;  // number names, in the order they first appear
+  for (const auto& row : r.per_test)
+    for (const auto& numbers : {row.numbers, row.reference_numbers})
+      for (const auto& [name, value] : numbers)
+        if (std::find(columns.begin(), columns.end(), name) == columns.end()) columns.push_back(name);
+  const auto value_of = [](const std::vector<std::pair<std::string, double>>& numbers, const std::string& name) {
+    for (const auto& [n, v] : numbers)
+      if (n == name) return std::isnan(v) ? std::string("-") : fmt::format("{}", v);
+    return std::string("-");
+  };
+  const bool compared = r.reference.has_value();
+  std::vector<std::vector<std::string>> cells = {{"test", "outcome"}};
+  for (const auto& c : columns) cells[0].push_back(c);
+  for (const auto& row : r.per_test) {
+    const auto with_reference = [&](const std::string& mine, const std::string& theirs) {
+      return compared ? fmt::format("{} ({})", mine, row.reference_outcome ? theirs : "-") : mine;
+    };
+    std::vector<std::string> line = {row.name, with_reference(row.outcome, row.reference_outcome.value_or(""))};
+    for (const auto& c : columns) line.push_back(with_reference(value_of(row.numbers, c), value_of(row.reference_numbers, c)));
+    cells.push_back(std::move(line));
+  }
+  std::vector<std::size_t> width(cells[0].size(), 0);
+  for (const auto& line : cells)
+    for (std::size_t i = 0; i < line.size(); ++i) width[i] = std::max(width[i], line[i].size());
+  std::string out = fmt::format("\nper file ({} tests{})\n", r.per_test.size(),
+                                compared ? fmt::format("; candidate {} in brackets", *r.reference) : "");
+  for (const auto& line : cells) {
+    std::string text = "  ";
+    for (std::size_t i = 0; i < line.size(); ++i)
+      text += i == 0 ? fmt::format("{:<{}}", line[i], width[i]) : fmt::format("  {:>{}}", line[i], width[i]);
+    out += text + "\n";
+  }
+  return out;
 }
 
 std::string test_report_text(const TestReport& r) {
@@ -158,6 +225,7 @@ std::string test_report_text(const TestReport& r) {
     out += "\nslowest\n";
     for (const auto& t : r.slowest) out += fmt::format("  {:>10.3f} s  {}\n", t.seconds, t.name);
   }
+  if (!r.per_test.empty()) out += per_test_table(r);
   return out;
 }
 
@@ -180,6 +248,18 @@ std::string test_report_json(const TestReport& r) {
   if (r.reference && !r.reference_number_totals.empty()) {
     j["reference"]["numbers"] = nlohmann::json::object();
     for (const auto& [name, value] : r.reference_number_totals) j["reference"]["numbers"][name] = value;
+  }
+  if (!r.per_test.empty()) {
+    j["per_test"] = nlohmann::json::array();
+    for (const auto& row : r.per_test) {
+      nlohmann::json entry = {{"name", row.name}, {"outcome", row.outcome}, {"numbers", nlohmann::json::object()}};
+      for (const auto& [name, value] : row.numbers) entry["numbers"][name] = value;
+      if (row.reference_outcome) {
+        entry["reference"] = {{"outcome", *row.reference_outcome}, {"numbers", nlohmann::json::object()}};
+        for (const auto& [name, value] : row.reference_numbers) entry["reference"]["numbers"][name] = value;
+      }
+      j["per_test"].push_back(std::move(entry));
+    }
   }
   j["failures"] = nlohmann::json::array();
   for (const auto& g : r.failures)

@@ -755,6 +755,22 @@ results::GateNames SuiteStage::gate_names(const results::Store& store, const res
   return names;
 }
 
+// Files suites: the candidate's reported names that name none of its files (a report that names
+// them by basename, say), for a failed gate to say why its files were not run.
+void SuiteStage::add_unmatched_names(results::GateNames& names, const results::TestSuite& suite,
+                                     std::int64_t candidate) {
+  std::vector<std::vector<std::string>> files;
+  for (const auto& absolute : candidate_files(candidate))
+    files.push_back({fs::path(absolute).lexically_relative(m_s.workdir).string(), absolute});
+  std::vector<std::string> reported;
+  for (const auto& name : suite.names)
+    if (!name.starts_with("<shard ")) reported.push_back(name);  // a shard that died stands for itself
+  const auto unmatched = suites::names_matching_no_file(reported, files);
+  names.unmatched_total = unmatched.size();
+  names.unmatched.assign(unmatched.begin(),
+                         unmatched.begin() + static_cast<std::ptrdiff_t>(std::min(unmatched.size(), results::kNamedTests)));
+}
+
 // evaluate.no_drop: a test whose number (e.g. the checks a file ran) fell below the baseline's
 // regresses, whatever its outcome; added to the diff's regressions, and returned as the text
 // the gate's reason shows for each ("tests 5 < 12").
@@ -813,7 +829,11 @@ results::TrialRecord SuiteStage::verdict(results::Store& store, std::int64_t can
                                   all_pass || !reference_summary ? nullptr : &diff, names);
     };
     results::GateVerdict gate = decide({});
-    if (!gate.passed) gate = decide(gate_names(store, mine, reference, diff, fallen));
+    if (!gate.passed) {
+      auto names = gate_names(store, mine, reference, diff, fallen);
+      if (file_suite() && summary.not_run > 0) add_unmatched_names(names, store.test_suite(mine.suite), candidate);
+      gate = decide(names);
+    }
     v.status = gate.passed ? results::TrialStatus::ok : results::TrialStatus::failed;
     v.reason = gate.reason;
     v.metrics = {{"tests", static_cast<double>(summary.total)},

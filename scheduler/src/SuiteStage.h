@@ -122,6 +122,7 @@ class SuiteStage {
                              const std::vector<results::TrialRecord>& trials);
   std::vector<suites::TestResult> report(std::int64_t candidate, int index, int attempt,
                                          const std::optional<std::vector<std::string>>& discovered = std::nullopt) const;
+  void add_unmatched_names(results::GateNames& names, const results::TestSuite& suite, std::int64_t candidate);
   results::GateNames gate_names(const results::Store& store, const results::CandidateTests& mine,
                                 const std::optional<results::CandidateTests>& reference,
                                 const results::TestDiff& diff, const std::map<std::int64_t, std::string>& fallen) const;

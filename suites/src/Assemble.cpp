@@ -111,19 +111,41 @@ void add_unnamed_files(Builder& builder, const std::vector<ShardRun>& shards) {
     for (std::size_t f = 0; f < shard.files.size(); ++f)
       for (const auto& name : shard.files[f]) names.emplace(name, f);
     std::vector<bool> named(shard.files.size(), false);
-    for (const TestResult& result : shard.results) names_a_file(result.name, names, named);
+    std::vector<std::string> unmatched;
+    for (const TestResult& result : shard.results)
+      if (!names_a_file(result.name, names, named)) unmatched.push_back(result.name);
+    // Why, when the report named something else: e.g. basenames for files given with a folder.
+    const std::string why =
+        unmatched.empty() ? std::string()
+                          : fmt::format("; {} name{} it reported matched no file given to it: {}", unmatched.size(),
+                                        unmatched.size() == 1 ? "" : "s",
+                                        results::name_list({unmatched.begin(), unmatched.begin() + static_cast<std::ptrdiff_t>(
+                                                               std::min(unmatched.size(), results::kNamedTests))},
+                                                           unmatched.size()));
     for (std::size_t f = 0; f < shard.files.size(); ++f) {
       if (named[f] || shard.files[f].empty()) continue;
       builder.add({.name = shard.files[f].front(),
                    .outcome = shard.timed_out ? TestOutcome::timeout : TestOutcome::not_run,
-                   .message = fmt::format("given to shard {}, but no test of its report names it{}{}", shard.shard,
-                                          shard.ended.empty() ? "" : ": ", shard.ended)},
+                   .message = fmt::format("given to shard {}, but no test of its report names it{}{}{}", shard.shard,
+                                          shard.ended.empty() ? "" : ": ", shard.ended, why)},
                   shard.shard);
     }
   }
 }
 
 }  // namespace
+
+std::vector<std::string> names_matching_no_file(const std::vector<std::string>& tests,
+                                                const std::vector<std::vector<std::string>>& files) {
+  std::unordered_map<std::string_view, std::size_t> names;
+  for (std::size_t f = 0; f < files.size(); ++f)
+    for (const auto& name : files[f]) names.emplace(name, f);
+  std::vector<bool> named(files.size(), false);
+  std::vector<std::string> unmatched;
+  for (const auto& test : tests)
+    if (!names_a_file(test, names, named)) unmatched.push_back(test);
+  return unmatched;
+}
 
 Assembled assemble(const std::optional<std::vector<std::string>>& discovered, const std::vector<ShardRun>& shards) {
   Builder builder(discovered);

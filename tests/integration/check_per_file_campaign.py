@@ -154,6 +154,17 @@ def campaign():
     direct_full = direct(files, "--mode", "full")
     check(totals == {k: sum(d[1][k] for d in direct_full.values()) for k in ("errors", "tests", "skipped")},
           f"results tests numbers: {totals}")
+    # --per-file: each file's outcome and numbers, as recorded, the baseline's beside them.
+    rows = json.loads(run("results", "tests", results, "--candidate", "1", "--per-file", "--json").stdout)["per_test"]
+    check(sorted(r["name"] for r in rows) == files, f"--per-file names: {[r['name'] for r in rows]}")
+    for r in rows:
+        check((r["outcome"], r["numbers"]) == recorded(results, 1)[r["name"]][:2], f"--per-file candidate 1: {r}")
+        check((r["reference"]["outcome"], r["reference"]["numbers"]) == recorded(results, 0)[r["name"]][:2],
+              f"--per-file baseline: {r}")
+    text = run("results", "tests", results, "--candidate", "1", "--per-file").stdout
+    check(f"per file ({len(files)} tests; candidate 0 in brackets)" in text, text)
+    check(re.search(r"\n  test +outcome +errors +tests +skipped\n", text), text)
+    check(re.search(r"\n  per_file/e\.test +\w+ \(pass\) +\d+ \(0\) +\d+ \(14\) +\d+ \(3\)\n", text), text)
     check(recorded(results, 0)["per_file/c.test"][2].startswith("'errors == 0' is false for: 1 errors out of 9"),
           "c.test's message says why")
     # The pandas reader reads the same numbers.

@@ -40,7 +40,7 @@ def run(*args, expect=0, cwd=WORK):
     if args[0] == "run":
         args = (*args, *EXTRA)
     p = subprocess.run([FLOTILLA, *args], cwd=cwd, env=ENV, capture_output=True, text=True, timeout=600)
-    if p.returncode != expect:
+    if expect is not None and p.returncode != expect:
         sys.exit(f"flotilla {' '.join(args)}: exit {p.returncode}, expected {expect}\n{p.stdout}\n{p.stderr}")
     return p
 
@@ -201,6 +201,26 @@ def files():
     check(s["rolled_back"][0]["config"] == "x=2", f"skip a file: {s['rolled_back']}")
     check(reason == "test gate: 1 of 3 tests failed (0 fail, 0 error, 0 timeout, 1 not run): corpus_ok/part1.test "
                     "(not_run)", f"skip a file: {reason}")
+
+    # A checker whose report names the files by basename (corpus_ok/part0.test given, part0.test
+    # reported) names none of them: each file is not run, and the gate says that the reported
+    # names matched no file given, rather than listing the files as if they had been skipped.
+    basenames = (f"sh -c '{CORPUS_CHECK} \"$0\" \"$1.full\"; rc=$?; sed \"s#- .*/#- #\" \"$1.full\" > \"$1\"; "
+                 "exit $rc' {files} {report}")
+    results = os.path.join(WORK, "suite_files_basenames.h5")
+    run("run", FILES_INI, f"--campaign.results={results}", f"--evaluate.command={basenames}",
+        "--evaluate.files=corpus_ok/*.test", "--evaluate.shards=1", "--search.budget=1", "--no-live", expect=None)
+    reason = summary(results)["rolled_back"][0]["reason"]
+    want = ("test gate: 3 of 6 tests failed (0 fail, 0 error, 0 timeout, 3 not run); 3 reported names matched no file given: "
+            "part0.test:add0, part1.test:add1, part2.test:add2 (a report must name each file as it was given, "
+            "or by its absolute path)")
+    check(reason == want, f"basenames: {reason}")
+    t = tests(results, 0)
+    check((t["summary"]["total"], t["summary"]["not_run"]) == (6, 3), f"basenames: {t['summary']}")
+    rows = json.loads(run("results", "tests", results, "--candidate", "0", "--per-file", "--json").stdout)["per_test"]
+    check(sorted((r["name"], r["outcome"]) for r in rows)
+          == [(f"corpus_ok/part{i}.test", "not_run") for i in range(3)] + [(f"part{i}.test:add{i}", "pass") for i in range(3)],
+          f"basenames: {rows}")
 
     # Several patterns, a recursive ** and a @LIST file, one test per file, each file once
     # (corpus_deep/x/y/part3.test is matched by ** and named in the list too).

@@ -404,3 +404,57 @@ TEST(TestReport, NumbersAreSummedPerNameWhenTheSuiteHasThem) {
   tests.numbers.clear();
   EXPECT_EQ(test_report_text(make_test_report(suite, tests, nullptr, nullptr)).find("numbers"), std::string::npos);
 }
+
+// `flotilla results tests --per-file`: every test's outcome and numbers, the reference's test of
+// the same name beside it (matched by name, so a reordered suite shows the right file), "-" for
+// what one side lacks; only when asked for.
+TEST(TestReport, PerFileShowsEveryTestsOutcomeAndNumbersBesideTheReferences) {
+  const TestSuite reference_suite = suite_of({"b.test", "a.test"});
+  CandidateTests reference{0, 0, {code(P), code(F)}, {}, {}};
+  reference.numbers = {{0, "tests", 14}, {1, "tests", 12}, {1, "errors", 1}};
+  const TestSuite suite = suite_of({"a.test", "b.test", "new.test"});
+  CandidateTests tests{1, 1, {code(P), code(F), code(N)}, {}, {}};
+  tests.numbers = {{0, "tests", 12}, {0, "errors", 0}, {1, "tests", 10}, {1, "errors", 2}};
+  TestReportLimits limits;
+  EXPECT_TRUE(make_test_report(suite, tests, &reference_suite, &reference, limits).per_test.empty());
+  limits.per_test = true;
+  const auto report = make_test_report(suite, tests, &reference_suite, &reference, limits);
+  ASSERT_EQ(report.per_test.size(), 3u);
+  EXPECT_EQ(report.per_test[0].reference_outcome, "fail");
+  EXPECT_EQ(report.per_test[0].reference_numbers, (std::vector<std::pair<std::string, double>>{{"tests", 12}, {"errors", 1}}));
+  EXPECT_FALSE(report.per_test[2].reference_outcome.has_value());
+  const std::string text = test_report_text(report);
+  EXPECT_NE(text.find("\nper file (3 tests; candidate 0 in brackets)\n"
+                      "  test          outcome    tests  errors\n"
+                      "  a.test    pass (fail)  12 (12)   0 (1)\n"
+                      "  b.test    fail (pass)  10 (14)   2 (-)\n"
+                      "  new.test  not_run (-)    - (-)   - (-)\n"),
+            std::string::npos)
+      << text;
+  const std::string json = test_report_json(report);
+  EXPECT_NE(json.find(R"({"name":"b.test","numbers":{"errors":2.0,"tests":10.0},"outcome":"fail",)"
+                      R"("reference":{"numbers":{"tests":14.0},"outcome":"pass"}})"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find(R"({"name":"new.test","numbers":{},"outcome":"not_run"})"), std::string::npos) << json;
+  // Without a reference: the candidate's values alone.
+  const std::string alone = test_report_text(make_test_report(suite, tests, nullptr, nullptr, limits));
+  EXPECT_NE(alone.find("\nper file (3 tests)\n  test      outcome  tests  errors\n  a.test       pass     12       0\n"),
+            std::string::npos)
+      << alone;
+}
+
+// A report that names its files otherwise than they were given (basenames) leaves them not run;
+// a failed gate says how many reported names matched no file, instead of listing the files.
+TEST(TestOutcomes, GateSaysHowManyReportedNamesMatchedNoFile) {
+  const TestSummary summary = summarize(std::vector<std::uint8_t>{code(P), code(P), code(N), code(N)});
+  GateNames names;
+  names.tests = {"corpus/a.test", "corpus/b.test"};
+  EXPECT_EQ(decide_gate(TestGate::all_pass, summary, nullptr, nullptr, names).reason,
+            "2 of 4 tests failed (0 fail, 0 error, 0 timeout, 2 not run): corpus/a.test, corpus/b.test");
+  names.unmatched = {"a.test", "b.test"};
+  names.unmatched_total = 2;
+  EXPECT_EQ(decide_gate(TestGate::all_pass, summary, nullptr, nullptr, names).reason,
+            "2 of 4 tests failed (0 fail, 0 error, 0 timeout, 2 not run); 2 reported names matched no file given: "
+            "a.test, b.test (a report must name each file as it was given, or by its absolute path)");
+}

@@ -318,6 +318,31 @@ TEST(Assemble, NeverDropsOrDoubleCounts) {
             "test 'a' was given to shard 0 and to shard 1");
 }
 
+// Files suites: a report that names the files by basename, where they were given with their
+// folder, names none of them; each file stands not run, and its message says which reported names
+// matched nothing. A name that starts with a file's name and ':' does name it.
+TEST(Assemble, AFileNoTestNamesSaysWhichReportedNamesMatchedNoFile) {
+  ShardRun shard{0, {}, {result("a.test:one", TestOutcome::pass), result("b.test", TestOutcome::pass),
+                         result("c/c.test:x", TestOutcome::fail, "bad")}, false, "exit code 1"};
+  shard.files = {{"c/a.test", "/w/c/a.test"}, {"c/b.test", "/w/c/b.test"}, {"c/c.test", "/w/c/c.test"}};
+  const Assembled a = assemble(std::nullopt, {shard});
+  EXPECT_EQ(a.suite.names, (std::vector<std::string>{"a.test:one", "b.test", "c/c.test:x", "c/a.test", "c/b.test"}));
+  using flotilla::results::encode_outcome;
+  EXPECT_EQ(a.outcomes[3], encode_outcome(TestOutcome::not_run));
+  ASSERT_EQ(a.messages.size(), 3u);
+  EXPECT_EQ(a.messages[1].text,
+            "given to shard 0, but no test of its report names it: exit code 1; 2 names it reported matched no file "
+            "given to it: a.test:one, b.test");
+  EXPECT_EQ(names_matching_no_file({"a.test:one", "/w/c/b.test (2)", "c/c.test", "zzz"}, shard.files),
+            (std::vector<std::string>{"a.test:one", "zzz"}));
+  // A report that names every file has no such note.
+  shard.results = {result("c/a.test", TestOutcome::pass), result("/w/c/b.test", TestOutcome::pass)};
+  shard.ended = "";
+  const Assembled named = assemble(std::nullopt, {shard});
+  ASSERT_EQ(named.messages.size(), 1u);
+  EXPECT_EQ(named.messages[0].text, "given to shard 0, but no test of its report names it");
+}
+
 // A TAP or JUnit command that dies before reporting its failures (TAP's plan may come last) must
 // not leave a suite of passes: the dead shard stands as a failing test of its own.
 TEST(Assemble, AShardThatDiedWithoutADiscoveryIsAnError) {

@@ -61,6 +61,7 @@ int run_tests(const po::variables_map& vm, const std::vector<std::string>& files
   results::TestReportLimits limits;
   limits.names = vm["list"].as<std::size_t>();
   limits.slowest = vm["slowest"].as<std::size_t>();
+  limits.per_test = vm.count("per-file") > 0;
   std::optional<results::CandidateTests> reference;
   std::optional<results::TestSuite> reference_suite;
   if (const auto id = reference_of(vm, store, candidate, path)) {
@@ -84,7 +85,9 @@ const Subcommand kTests{
           o.add_options()("candidate", po::value<std::string>(), "the candidate's id")(
               "vs", po::value<std::string>(), "compare with 'baseline' (the default) or candidate M")(
               "list", po::value<std::size_t>()->default_value(20), "regressions, fixes and flaky tests listed by name")(
-              "slowest", po::value<std::size_t>()->default_value(10), "slowest tests listed");
+              "slowest", po::value<std::size_t>()->default_value(10), "slowest tests listed")(
+              "per-file", "every test (per_file and files suites: every file) with its outcome and numbers, the "
+                          "reference's beside them");
         },
     .run = run_tests};
 

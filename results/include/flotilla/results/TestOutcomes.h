@@ -140,6 +140,11 @@ struct GateVerdict {
 // dropped ones (no_regression).
 struct GateNames {
   std::vector<std::string> tests;
+  // Files suites: reported test names that name no file given (the first few, of `unmatched_total`).
+  // A report that names files otherwise than they were given (basenames) leaves them not run;
+  // a failed gate then says so instead of naming the files.
+  std::vector<std::string> unmatched;
+  std::size_t unmatched_total = 0;
 };
 
 GateVerdict decide_gate(TestGate gate, const TestSummary& candidate, const TestSummary* baseline,

@@ -19,6 +19,17 @@ struct TestReportLimits {
   std::size_t slowest = 10;
   std::size_t groups = 10;    // failure groups
   std::size_t examples = 3;   // test names per failure group
+  bool per_test = false;      // every test's outcome and numbers (`--per-file`)
+};
+
+// One test's row of `--per-file`: its outcome and numbers, and the reference's for the test of
+// the same name (absent from the reference: no outcome, no numbers).
+struct TestRow {
+  std::string name;
+  std::string outcome;
+  std::vector<std::pair<std::string, double>> numbers;
+  std::optional<std::string> reference_outcome;
+  std::vector<std::pair<std::string, double>> reference_numbers;
 };
 
 struct FailureGroup {
@@ -45,6 +56,7 @@ struct TestReport {
   // names first appear (e.g. errors, tests, skipped); empty when the suite reports none.
   std::vector<std::pair<std::string, double>> number_totals;
   std::vector<std::pair<std::string, double>> reference_number_totals;  // the same for the reference
+  std::vector<TestRow> per_test;   // limits.per_test: every test, in suite order
 };
 
 // `reference` / `reference_suite` null: no comparison.

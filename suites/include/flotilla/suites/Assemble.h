@@ -17,7 +17,8 @@
 //    report: the test's name is one of the file's names (its path, as given or relative), or
 //    starts with one followed by ':', ' ', '#', '(' or '['. A file no test names becomes a test
 //    of its own, named by its first name, not_run (timeout when the shard timed out): a checker
-//    that silently skips a file never passes.
+//    that silently skips a file never passes. Its message names the shard's reported names that
+//    matched no file given to it, if any (names_matching_no_file).
 //  - A re-run sets each re-run test's second outcome; the first is kept, so flaky tests show.
 #pragma once
 
@@ -52,6 +53,12 @@ struct Assembled {
 
 // `discovered`: the discovery's names, or nullopt when the suite kind has no discovery.
 Assembled assemble(const std::optional<std::vector<std::string>>& discovered, const std::vector<ShardRun>& shards);
+
+// Files suites: the names of `tests` that name none of `files` (each file's names, as ShardRun's),
+// by the rule above, in order. A report that names its files otherwise than they were given
+// (basenames, another root) leaves them not run; these names say why.
+std::vector<std::string> names_matching_no_file(const std::vector<std::string>& tests,
+                                                const std::vector<std::vector<std::string>>& files);
 
 // The tests to re-run: those whose outcome is fail, error, timeout or not run, in index order.
 std::vector<std::int64_t> failures_to_rerun(const Assembled& assembled);
