@@ -80,6 +80,20 @@ def check_top():
     expect(len(lines) == 5 and len({line.index("verified") for line in lines[2:]}) == 1, "aligned rows")
     everything = js("top", a_h5, "--top", "100", "--all")["top"]
     expect(len(everything) == 14, "--all ranks every explored or verified candidate, not rolled back")
+    # A parameter and a metric of the same name (threads asked for, threads used) are two
+    # columns told apart, the metric's values under metric.threads.
+    ini, h5 = f"{scratch}/shared_name.ini", f"{scratch}/shared_name.h5"
+    with open(ini, "w") as f:
+        f.write("[campaign]\nname = shared_name\nseed = 1\n[intent]\nobjective = score\n"
+                "[space]\nparam = threads: int: 1,2\n"
+                "[explore]\ncommand = sh -c 'echo flotilla-metric: score=$0 threads=$(( 4 * $0 ))' {threads}\n"
+                "repeats = 1\n[search]\nstrategy = grid\nbudget = 2\n")
+    subprocess.run(["rm", "-rf", h5])
+    subprocess.run([flotilla, "run", ini, f"--campaign.results={h5}", "--no-live"], check=True, capture_output=True)
+    lines = run("top", h5).stdout.splitlines()
+    header = lines[1].split()
+    expect(header == ["rank", "id", "score", "spread", "status", "threads", "metric.threads"], f"columns {header}")
+    expect(lines[2].split()[-2:] == ["2", "8"], f"the parameter's value, then the metric's: {lines[2]}")
 
 
 def check_compare():

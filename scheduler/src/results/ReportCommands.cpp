@@ -4,6 +4,8 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <set>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -144,10 +146,19 @@ int run_top(const po::variables_map& vm, const std::vector<std::string>& files, 
   const auto params = results::parameter_names(s);
   auto metrics = results::metric_names(s);
   std::erase(metrics, s.campaign.objective);
+  // A parameter or metric named like a column before it (a parameter `threads` and a metric
+  // `threads`) is headed param.NAME or metric.NAME, as export names them: two equal headers
+  // would leave the reader guessing which is which.
+  std::set<std::string> taken = {"rank", "id", s.campaign.objective, "spread", "status"};
+  const auto heading = [&](const std::string& prefix, const std::string& name) {
+    const auto chosen = taken.contains(name) ? prefix + name : name;
+    taken.insert(chosen);
+    return chosen;
+  };
   Table table;
   table.column("rank").column("id").column(s.campaign.objective).column("spread").column("status", Table::Align::left);
-  for (const auto& p : params) table.column(p);
-  for (const auto& m : metrics) table.column(m);
+  for (const auto& p : params) table.column(heading("param.", p));
+  for (const auto& m : metrics) table.column(heading("metric.", m));
   for (std::size_t r = 0; r < picked.size(); ++r) {
     const auto& cand = s.candidates[picked[r]];
     std::vector<std::string> row = {std::to_string(r + 1), std::to_string(cand.record.id), number(cand.objective),
