@@ -430,6 +430,26 @@ def _tests_objective(objective, evaluate, metric_values, shards):
     return {int(c): float(v) for c, v in zip(verdicts["candidate"], values) if np.isfinite(v)}
 
 
+def _last_message_line(text):
+    """The last non-blank line of an output tail that is not a metric line (Analysis.cpp)."""
+    found = ""
+    for line in text.split("\n"):
+        line = line.rstrip("\r ")
+        if line and not line.startswith(("flotilla-metric:", "{")):
+            found = line
+    return found
+
+
+def _rollback_reason(judged, declared):
+    """Why a rolled-back candidate failed, as the CLI says it (Analysis.cpp): its first failed
+    evaluate trial by index; the test gate's (index `declared`) or a shard's, with its last line."""
+    first = judged[judged["status"] != "ok"].sort_values("index").iloc[0]
+    if first["index"] == declared:
+        return f"test gate: {first['reason']}"
+    detail = _last_message_line(first["output_tail"])
+    return f"shard {first['index']}/{declared}: {first['reason']}" + (f": {detail}" if detail else "")
+
+
 def _summarize(candidates, trials, metrics, repeats, shards, confidence, fidelity="", objective="", declared=0):
     """Each candidate's status and objective (Analysis.h). `shards`: the evaluate trials a verdict
     needs (with a test gate, the gate's own trial too); `declared`: the campaign's shards."""
@@ -476,6 +496,7 @@ def _summarize(candidates, trials, metrics, repeats, shards, confidence, fidelit
                 row["status"] = "verified"
             elif row["shards_done"] > row["shards_passed"]:
                 row["status"] = "rolled_back"
+                row["reason"] = _rollback_reason(judged, declared)
         if row["status"] in ("verified", "rolled_back", "explored") and int(cid) in counted:
             row["objective"] = counted[int(cid)]
         rows.append(row)

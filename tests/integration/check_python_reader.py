@@ -57,12 +57,14 @@ for path in files:
            and c.note == summary["run"]["note"], f"{path}: state {c.state}, complete {c.complete}")
     exported = cli("export", path)["rows"]
     def agrees(row, mine):
+        if row["reason"] != mine["reason"]:
+            return False
         if row["objective"] is None:
             return row["status"] == mine["status"] and math.isnan(mine["objective"])
         return row["status"] == mine["status"] and row["objective"] == mine["objective"]
     mismatched = [row["id"] for row, (_, mine) in zip(exported, c.candidates.iterrows()) if not agrees(row, mine)]
     expect(len(exported) == len(c.candidates) and not mismatched,
-           f"{path}: every candidate agrees on status and objective (mismatched: {mismatched})")
+           f"{path}: every candidate agrees on status, objective and reason (mismatched: {mismatched})")
     trials = cli("export", path, "--table", "trials")["rows"]
     expect(len(trials) == len(c.trials) and [t["status"] for t in trials] == list(c.trials["status"]),
            f"{path}: {len(trials)} trials, same statuses")
