@@ -64,7 +64,7 @@ import numpy as np
 import pandas as pd
 
 SUPPORTED_SCHEMAS = (1, 2)
-_LIFECYCLE = ("campaign_started", "campaign_resumed", "campaign_finished", "interrupted")
+_LIFECYCLE = ("campaign_started", "campaign_resumed", "campaign_finished", "interrupted", "cancelled")
 _LOCK_OFFSET = 1 << 62  # the byte flotilla's writer locks (results/src/WriterLock.cpp)
 _UNRELIABLE = ("order effect:", "trend across runs:")  # reasons of results/Stats.cpp's unreliability()
 
@@ -756,6 +756,7 @@ class Campaign:
         tail = f" with {pending} of {len(self.candidates)} candidates pending" if pending else ""
         return {"running": f"incomplete: the campaign is still running{tail}; these are its results so far",
                 "interrupted": f"incomplete: the campaign was interrupted{tail}; run it again to resume",
+                "cancelled": f"incomplete: the campaign was stopped by `flotilla cancel`{tail}; run it again to resume",
                 "stopped": f"incomplete: the campaign stopped without finishing (crashed or killed){tail}; "
                            "run it again to resume",
                 "finished": f"incomplete: the campaign finished{tail}"}[self.state]
@@ -767,7 +768,7 @@ class Campaign:
             return "finished"
         if has_live_writer(self.path):
             return "running"
-        return "interrupted" if last == "interrupted" else "stopped"
+        return last if last in ("interrupted", "cancelled") else "stopped"
 
     def _test_outcomes(self):
         """One row per evaluate shard (latest attempt): the test outcomes at shard granularity."""

@@ -105,6 +105,8 @@ std::string_view to_string(RunState state) {
       return "running";
     case RunState::stopped:
       return "stopped";
+    case RunState::cancelled:
+      return "cancelled";
   }
   return "unknown";
 }
@@ -116,7 +118,7 @@ RunStatus run_status(const std::vector<EventRecord>& events, const CampaignSumma
   std::string last;
   for (const auto& e : events)
     if (e.kind == "campaign_started" || e.kind == "campaign_resumed" || e.kind == "campaign_finished" ||
-        e.kind == "interrupted")
+        e.kind == "interrupted" || e.kind == "cancelled")
       last = e.kind;
   // Finished wins over a live writer: the writer keeps its lock until its process exits.
   if (last == "campaign_finished")
@@ -125,6 +127,8 @@ RunStatus run_status(const std::vector<EventRecord>& events, const CampaignSumma
     s.state = RunState::running;
   else if (last == "interrupted")
     s.state = RunState::interrupted;
+  else if (last == "cancelled")
+    s.state = RunState::cancelled;
   else
     s.state = RunState::stopped;
   return s;
@@ -144,6 +148,9 @@ std::string RunStatus::note() const {
           "incomplete: the campaign stopped without finishing (crashed or killed){}; run it again "
           "to resume",
           pending_text);
+    case RunState::cancelled:
+      return fmt::format("incomplete: the campaign was stopped by `flotilla cancel`{}; run it again to resume",
+                         pending_text);
     case RunState::finished:
       return fmt::format("incomplete: the campaign finished{}", pending_text);
   }

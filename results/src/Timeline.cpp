@@ -108,7 +108,8 @@ std::vector<TimelinePeriod> running_periods(const Timeline& timeline, const std:
   std::vector<Run> runs;
   for (const auto& e : events) {
     if (e.kind == "campaign_started" || e.kind == "campaign_resumed") runs.push_back({e.time, std::nullopt});
-    else if ((e.kind == "interrupted" || e.kind == "campaign_finished") && !runs.empty() && !runs.back().end)
+    else if ((e.kind == "interrupted" || e.kind == "cancelled" || e.kind == "campaign_finished") && !runs.empty() &&
+             !runs.back().end)
       runs.back().end = e.time;
   }
   std::vector<TimelinePeriod> periods;

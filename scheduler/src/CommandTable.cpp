@@ -32,9 +32,10 @@ constexpr std::string_view kRunDescription =
     "130 interrupted (run the same command again to resume).";
 
 constexpr std::string_view kStatusDescription =
-    "Prints the campaign's summary (as `flotilla results summary` does) and a table of its Slurm jobs: job id, "
-    "name, Slurm's state with its reason, the phase the job's journal records, tasks and recorded results. Every "
-    "state comes from one query to Slurm. It never changes anything.";
+    "Prints the campaign's summary (as `flotilla results summary` does), its run state (running, finished, "
+    "interrupted, cancelled or stopped) and a table of its Slurm jobs: job id, name, Slurm's state with its reason, "
+    "the phase the job's journal records (done or ended where Slurm saw the job end and no run has journalled it "
+    "yet), tasks and recorded results. Every state comes from one query to Slurm. It never changes anything.";
 
 constexpr std::string_view kCancelDescription =
     "Cancels the campaign's pending and running Slurm jobs. A running `flotilla run` of the campaign is first "

@@ -19,6 +19,7 @@
 #include "flotilla/jobs/SlurmSettings.h"
 #include "flotilla/jobs/Slurm.h"
 #include "flotilla/results/Analysis.h"
+#include "flotilla/results/History.h"
 #include "flotilla/results/Printable.h"
 #include "flotilla/results/Store.h"
 #include "flotilla/scheduler/Campaign.h"
@@ -30,7 +31,8 @@ namespace {
 struct CampaignJobs {
   scheduler::Settings settings;
   std::vector<jobs::JobDirectory> jobs;
-  std::map<std::uint32_t, jobs::JobStatus> states;  // jobs Slurm still knows
+  // Slurm's records of the jobs it still knows, by job (an array's elements under the array's id).
+  std::map<std::uint32_t, std::vector<jobs::JobStatus>> states;
   bool reachable = false;
 };
 
@@ -49,7 +51,8 @@ CampaignJobs load(const std::vector<std::string>& args, std::string_view usage) 
     if (job.slurm_id) ids.push_back(job.slurm_id);
   if (ids.empty()) return c;
   try {
-    for (auto& s : jobs::make_slurm_client(client_of(c.settings))->query(ids)) c.states[s.id] = std::move(s);
+    for (auto& s : jobs::make_slurm_client(client_of(c.settings))->query(ids))
+      c.states[s.array_job_id != 0 ? s.array_job_id : s.id].push_back(std::move(s));
     c.reachable = true;
   } catch (const std::exception& e) {
     std::cerr << "flotilla: cannot read job states from Slurm: " << e.what() << '\n';
@@ -57,12 +60,9 @@ CampaignJobs load(const std::vector<std::string>& args, std::string_view usage) 
   return c;
 }
 
-std::string state_of(const CampaignJobs& c, const jobs::JobDirectory& job) {
-  if (job.slurm_id == 0) return "NOT_SUBMITTED";
-  auto it = c.states.find(job.slurm_id);
-  if (it == c.states.end()) return c.reachable ? "ENDED" : "?";  // ENDED: past MinJobAge, Slurm forgot it
-  auto text = std::string(jobs::to_string(it->second.state));
-  return it->second.reason.empty() ? text : text + " (" + it->second.reason + ")";
+jobs::JobView view_of(const CampaignJobs& c, const jobs::JobDirectory& job) {
+  const auto it = c.states.find(job.slurm_id);
+  return jobs::job_view(job, it == c.states.end() ? std::vector<jobs::JobStatus>() : it->second, c.reachable);
 }
 
 // Appends `cancelled` to a job's journal unless it is already final or not a journal. A folder
@@ -90,20 +90,27 @@ int status_command(const std::vector<std::string>& args) {
   const auto& results = c.settings.results;
   std::string out;
   if (std::filesystem::exists(results)) {
-    auto summary = results::summarize(results::Store::open_read(results));
+    const auto store = results::Store::open_read(results);
+    auto summary = results::summarize(store);
     out += results::summary_text(summary, 3);
+    // Whether a run is at work now, finished, or stopped (and how): `results summary`'s note.
+    const auto run = results::run_status(store.events(), summary, results::has_live_writer(results));
+    out += fmt::format("run        {}{}\n", results::to_string(run.state), run.complete() ? "" : " · " + run.note());
   } else {
     out += fmt::format("campaign   {}: not started ({} does not exist)\n", c.settings.name, results.string());
   }
   if (c.jobs.empty()) {
     out += fmt::format("\nno Slurm jobs in {}\n", c.settings.jobs_dir.string());
   } else {
-    // state: Slurm's word now; phase: the last the campaign's journal of the job says (JobPhase.h).
+    // state: Slurm's word now; phase: the last the campaign's journal of the job says (JobPhase.h),
+    // or done / ended where Slurm saw the job end and no run has journalled it yet (job_view).
     out += fmt::format("\nSlurm jobs ({})\n  {:>8}  {:<28}  {:<24}  {:<9}  {:>5}  {:>7}\n",
                        c.settings.jobs_dir.string(), "job id", "name", "state", "phase", "tasks", "results");
-    for (const auto& job : c.jobs)
-      out += fmt::format("  {:>8}  {:<28}  {:<24}  {:<9}  {:>5}  {:>7}\n", job.slurm_id, job.name, state_of(c, job),
-                         job.phase.empty() ? "-" : job.phase, job.tasks, job.results);
+    for (const auto& job : c.jobs) {
+      const auto view = view_of(c, job);
+      out += fmt::format("  {:>8}  {:<28}  {:<24}  {:<9}  {:>5}  {:>7}\n", job.slurm_id, job.name, view.state, view.phase,
+                         job.tasks, job.results);
+    }
   }
   // The summary quotes task output, and the rest comes from files and Slurm: shown escaped.
   std::cout << results::printable(out);
@@ -127,13 +134,15 @@ int cancel_command(const std::vector<std::string>& args) {
   for (const auto& job : c.jobs) dirs[job.slurm_id] = job.dir;
   std::unique_ptr<jobs::SlurmClient> client;  // only for a campaign with Slurm jobs
   int cancelled = 0;
-  for (const auto& [id, status] : c.states) {
-    if (jobs::is_terminal(status.state)) continue;
-    if (!client) client = jobs::make_slurm_client(client_of(c.settings));
-    client->cancel(id);
-    std::cout << fmt::format("cancelled Slurm job {} ({})\n", id, jobs::to_string(status.state));
-    if (auto dir = dirs.find(id); !live && dir != dirs.end()) journal_cancelled(dir->second, id);
-    ++cancelled;
+  for (const auto& [job, records] : c.states) {
+    for (const auto& status : records) {  // each element of an array, by its own id, as Slurm lists them
+      if (jobs::is_terminal(status.state)) continue;
+      if (!client) client = jobs::make_slurm_client(client_of(c.settings));
+      client->cancel(status.id);
+      std::cout << fmt::format("cancelled Slurm job {} ({})\n", status.id, jobs::to_string(status.state));
+      if (auto dir = dirs.find(status.id); !live && dir != dirs.end()) journal_cancelled(dir->second, status.id);
+      ++cancelled;
+    }
   }
   std::cout << fmt::format("{} job(s) cancelled; recorded results are kept, and `flotilla run` resumes the rest\n",
                            cancelled);

@@ -210,7 +210,14 @@ check("asked the running campaign to stop" in c.stdout, f"cancel: {c.stdout}")
 _, err = run.communicate(timeout=60)
 check(run.returncode == 4 and "cancelled by `flotilla cancel`" in err, f"cancel: exit {run.returncode} {err}")
 check(not os.path.exists(h5 + ".stop"), "the stop request was left")
+# The campaign says it was cancelled (not "crashed or killed"), in results summary and in status.
+stopped = summary(h5)["run"]
+check(stopped["state"] == "cancelled" and stopped["note"].startswith(
+    "incomplete: the campaign was stopped by `flotilla cancel`"), f"cancel: run {stopped}")
+status = flotilla("status", path, expect=0).stdout
+check("\nrun        cancelled · incomplete: the campaign was stopped by `flotilla cancel`" in status, f"status: {status}")
 flotilla("run", path, "--no-live", expect=0)
+check("\nrun        finished\n" in flotilla("status", path, expect=0).stdout, "status: finished")
 # 10. 100,000 distinct metric names (x = 2): that trial fails at the cap, the others are explored.
 names = "sh -c 'if [ $0 = 2 ]; then seq -f \"flotilla-metric: m%g=1\" 100000; fi; echo flotilla-metric: score=$0' {x}"
 path, h5 = ini("many_names", names)

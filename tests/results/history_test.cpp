@@ -99,6 +99,11 @@ TEST(RunStatus, TheLastLifecycleEventDecides) {
             RunState::running);
   EXPECT_EQ(run_status(events({"campaign_started", "verified"}), s, false).state, RunState::stopped);
   EXPECT_EQ(run_status({}, s, false).state, RunState::stopped);
+  // `flotilla cancel`: the run recorded why it stopped; a later resume runs again.
+  EXPECT_EQ(run_status(events({"campaign_started", "cancelled"}), s, false).state, RunState::cancelled);
+  EXPECT_EQ(to_string(RunState::cancelled), "cancelled");
+  EXPECT_EQ(run_status(events({"campaign_started", "cancelled", "campaign_resumed"}), s, false).state,
+            RunState::stopped);
 }
 
 TEST(RunStatus, NoteNamesTheStateAndThePendingCandidates) {
@@ -115,6 +120,9 @@ TEST(RunStatus, NoteNamesTheStateAndThePendingCandidates) {
             "incomplete: the campaign was interrupted with 2 of 3 candidates pending; run it again to resume");
   EXPECT_EQ(run_status(events({"campaign_resumed"}), b.summary(), true).note(),
             "incomplete: the campaign is still running with 2 of 3 candidates pending; these are its results so far");
+  EXPECT_EQ(run_status(events({"cancelled"}), b.summary(), false).note(),
+            "incomplete: the campaign was stopped by `flotilla cancel` with 2 of 3 candidates pending; run it again "
+            "to resume");
 }
 
 TrialRecord trial(double start, double end) {
@@ -174,6 +182,10 @@ TEST(Timeline, UtilisationCountsOnlyTheTimeTheCampaignRan) {
   EXPECT_DOUBLE_EQ(tl.utilisation(running), 20.0 / 21.5);
   EXPECT_DOUBLE_EQ(tl.utilisation(), 20.0 / 110.0);  // the whole span, without events
   EXPECT_TRUE(running_periods(tl, trials, {}).empty());
+  // A run stopped by `flotilla cancel` ends at its `cancelled` event, as an interrupted one does.
+  auto cancelled = events;
+  cancelled.push_back({1107, "cancelled", "stopped by `flotilla cancel`; nothing was resubmitted"});
+  EXPECT_EQ(running_periods(tl, trials, cancelled).back().end, 107);
 }
 
 TEST(Timeline, EmptyHasNoLanes) {

@@ -17,6 +17,36 @@ using test::sh_task;
 
 TaskResult result_of(std::uint64_t id, int attempt) { return {.id = id, .status = TaskStatus::ok, .attempt = attempt}; }
 
+// `flotilla status`: a job Slurm shows ended while its journal, which no run follows now, still
+// says queued or running is done (every element completed) or ended, never running or queued;
+// a final journal and a live job keep the journal's word; an array speaks by its first active
+// element, or by the first that did not complete.
+TEST(JobView, AJobSlurmSawEndIsDoneOrEndedWhateverItsStaleJournalSays) {
+  const auto record = [](JobState state, std::string reason = "") {
+    return JobStatus{.id = 812, .state = state, .reason = std::move(reason)};
+  };
+  JobDirectory job{.name = "batch-3", .slurm_id = 812, .phase = "running"};
+  const auto view = [&](const std::vector<JobStatus>& records, bool reachable = true) {
+    const auto v = job_view(job, records, reachable);
+    return v.state + " / " + v.phase;
+  };
+  EXPECT_EQ(view({record(JobState::completed), record(JobState::completed)}), "COMPLETED / done");
+  EXPECT_EQ(view({record(JobState::completed), record(JobState::timeout)}), "TIMEOUT / ended");
+  EXPECT_EQ(view({record(JobState::completed), record(JobState::running)}), "RUNNING / running");
+  EXPECT_EQ(view({}), "ENDED / ended");  // past MinJobAge: Slurm forgot it
+  EXPECT_EQ(view({}, false), "? / running");
+  job.phase = "queued";
+  EXPECT_EQ(view({record(JobState::pending, "Dependency")}), "PENDING (Dependency) / queued");
+  EXPECT_EQ(view({record(JobState::completed)}), "COMPLETED / done");
+  job.phase = "cancelled";  // final: the journal's word stands
+  EXPECT_EQ(view({record(JobState::cancelled)}), "CANCELLED / cancelled");
+  job.phase = "";  // no journal (submitted by hand)
+  EXPECT_EQ(view({record(JobState::completed)}), "COMPLETED / done");
+  EXPECT_EQ(view({record(JobState::running)}), "RUNNING / -");
+  job.slurm_id = 0;
+  EXPECT_EQ(view({}), "NOT_SUBMITTED / -");
+}
+
 TEST(TaskLedger, TakesOneResultPerTaskAndOnlyAtItsAttempt) {
   TaskLedger ledger;
   auto spec = sh_task(1, "true");

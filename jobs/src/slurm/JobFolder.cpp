@@ -122,4 +122,29 @@ std::vector<JobDirectory> list_job_directories(const std::filesystem::path& jobs
   return jobs;
 }
 
+JobView job_view(const JobDirectory& job, const std::vector<JobStatus>& records, bool reachable) {
+  JobView view{.state = "?", .phase = job.phase.empty() ? "-" : job.phase};
+  if (job.slurm_id == 0) {
+    view.state = "NOT_SUBMITTED";
+    return view;
+  }
+  if (!reachable) return view;
+  const auto said = [](const JobStatus& s) {
+    const auto word = std::string(to_string(s.state));
+    return s.reason.empty() ? word : word + " (" + s.reason + ")";
+  };
+  const auto active = std::find_if(records.begin(), records.end(), [](const auto& s) { return !is_terminal(s.state); });
+  if (active != records.end()) {
+    view.state = said(*active);
+    return view;
+  }
+  const auto failed = std::find_if(records.begin(), records.end(),
+                                   [](const auto& s) { return s.state != JobState::completed; });
+  view.state = records.empty() ? "ENDED" : said(failed == records.end() ? records.front() : *failed);
+  const auto phase = job_phase_from_string(job.phase);
+  if (!(phase && is_final(*phase)) && job.phase != "unreadable")
+    view.phase = !records.empty() && failed == records.end() ? "done" : "ended";
+  return view;
+}
+
 }  // namespace flotilla::jobs

@@ -162,6 +162,19 @@ struct JobDirectory {
 };
 std::vector<JobDirectory> list_job_directories(const std::filesystem::path& jobs_dir);
 
+// What `flotilla status` shows of a job, from its folder and Slurm's `records` of it (an array:
+// one per element; none: Slurm no longer knows it). state: Slurm's word, with its reason, for
+// the first element still pending or running, else how the job ended (the first element that did
+// not complete); "ENDED" when Slurm forgot it, "?" when Slurm could not be asked. phase: the
+// journal's, unless the journal is behind Slurm, as it is while no run follows the job: a job
+// that ended is "done" when every element completed and "ended" otherwise (what the next run
+// will journal), never "queued" or "running".
+struct JobView {
+  std::string state;
+  std::string phase;
+};
+JobView job_view(const JobDirectory& job, const std::vector<JobStatus>& records, bool reachable);
+
 // Pure parsers of the sbatch fallback's command output (tested with recorded output).
 std::optional<std::uint32_t> parse_sbatch_parsable(std::string_view out);       // "123" or "123;cluster"
 // squeue --json (22.05). Throws std::invalid_argument naming what is wrong, e.g.

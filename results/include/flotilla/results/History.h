@@ -54,7 +54,8 @@ struct History {
 
 History history(const CampaignSummary& summary, const std::vector<TrialRecord>& trials);
 
-enum class RunState { finished, interrupted, running, stopped };
+// cancelled: the last lifecycle event is `cancelled` (the run obeyed `flotilla cancel`).
+enum class RunState { finished, interrupted, running, stopped, cancelled };
 std::string_view to_string(RunState state);
 
 struct RunStatus {
