@@ -5,6 +5,8 @@
 #include <flotilla/jobs/Subprocess.h>
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <regex>
 
 #include "flotilla/scheduler/Settings.h"
@@ -57,7 +59,8 @@ bool is_compiler(std::string_view program) {
   return std::regex_match(name, compilers);
 }
 
-std::vector<std::string> named_compilers(const std::vector<std::string>& command_templates) {
+std::vector<std::string> named_compilers(const std::vector<std::string>& command_templates,
+                                         const std::vector<std::string>& scripts) {
   std::vector<std::string> found;
   const auto add = [&](const std::string& program) {
     if (is_compiler(program) && std::find(found.begin(), found.end(), program) == found.end())
@@ -74,7 +77,48 @@ std::vector<std::string> named_compilers(const std::vector<std::string>& command
     for (const auto& word : words)
       for (const auto& token : blank_tokens(word)) add(token);
   }
+  for (const auto& text : scripts) {
+    std::string spaced(text);
+    for (char& c : spaced)
+      if (std::string_view(";&|()<>=`\"'{}$").find(c) != std::string_view::npos) c = ' ';
+    for (const auto& token : blank_tokens(spaced)) add(token);
+  }
   return found;
+}
+
+std::vector<std::string> read_scripts(const std::vector<std::string>& command_templates,
+                                      const std::filesystem::path& workdir) {
+  constexpr std::uintmax_t kMaxScript = 64 << 10;
+  std::vector<std::string> texts;
+  std::vector<std::filesystem::path> seen;
+  for (const auto& command : command_templates) {
+    std::vector<std::string> words;
+    try {
+      words = jobs::split_command(command);
+    } catch (const jobs::CommandError&) {
+      continue;
+    }
+    // make reads its Makefile (in the folder after -C, else the working directory).
+    std::vector<std::string> files = words;
+    for (std::size_t i = 0; i < words.size(); ++i) {
+      if (words[i] != "make" && words[i] != "gmake") continue;
+      const auto dir = i + 2 < words.size() && words[i + 1] == "-C" ? words[i + 2] : std::string(".");
+      for (const char* name : {"GNUmakefile", "makefile", "Makefile"}) files.push_back(dir + "/" + name);
+    }
+    for (const auto& word : files) {
+      if (word.empty() || word.find('{') != std::string::npos) continue;  // a placeholder's value is not known here
+      const auto path = (workdir / word).lexically_normal();  // an absolute word stays itself
+      std::error_code ec;
+      if (!std::filesystem::is_regular_file(path, ec) || std::filesystem::file_size(path, ec) > kMaxScript || ec ||
+          std::find(seen.begin(), seen.end(), path) != seen.end())
+        continue;
+      seen.push_back(path);
+      std::ifstream in(path, std::ios::binary);
+      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      if (text.find('\0') == std::string::npos) texts.push_back(std::move(text));  // a program, not a script
+    }
+  }
+  return texts;
 }
 
 std::string version_line(std::string_view program, std::string_view output) {
@@ -106,9 +150,9 @@ results::RunProvenance probe_provenance(const Settings& s, const std::vector<std
                                  s.workdir))
                        .empty();
   }
-  auto programs = named_compilers(command_templates);
-  // nvcc whenever it is on PATH: GPU code is often built by a script the commands only call.
-  if (std::find(programs.begin(), programs.end(), "nvcc") == programs.end()) programs.push_back("nvcc");
+  // Named by a command or by a script one runs (a build.sh that calls nvcc): what the campaign
+  // used. A compiler merely on PATH is not recorded.
+  const auto programs = named_compilers(command_templates, read_scripts(command_templates, s.workdir));
   for (const auto& program : programs)
     if (auto line = version_line(program, probe({program, "--version"}, s.workdir)); !line.empty())
       p.tools.emplace_back(program, std::move(line));

@@ -52,6 +52,7 @@ ERROR = "v.c:3:1: error: expected ; before return"
 
 # 1. One variant fails to build; the campaign goes on.
 p, s, h5 = run("campaign")
+first_run, first_provenance = p, s["provenance"]
 expect(p.returncode == 0, "the campaign finishes", p)
 expect(s["progress"]["candidates"] == 6 and s["progress"]["build_failed"] == 2,
        "6 candidates, the 2 with v=broken build_failed", p)
@@ -195,4 +196,13 @@ if ON_SLURM:
 else:
     expect(logged[:2] == ["good1", "good1"] and sorted(logged[2:]) == ["broken", "good2"],
            "the baseline's cancelled build ran again, once; the others once", p)
+# 6. Provenance names the compilers the campaign's commands used, here one a build script calls,
+# and no other: not nvcc because it is on PATH, not for the first campaign, which names none.
+expect("nvcc" not in (first_provenance["tools"] or {}), f"no compiler recorded that no command names: {first_provenance}",
+       first_run)
+with open(os.path.join(work, "build.sh"), "w") as f:
+    f.write('#!/bin/sh\nc++ --version > /dev/null || exit 1\necho 2 > "$1/rate"\n')
+p, s, _ = run("script", "--build.command=sh build.sh {build_dir} {v}")
+expect(p.returncode == 0 and list(s["provenance"]["tools"]) == ["c++"],
+       f"the compiler the build script ran is recorded, and only it: {s['provenance']}", p)
 print("all build stage checks passed")

@@ -3,6 +3,11 @@
 // which line of their --version output is kept.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
 #include "Provenance.h"
 
 namespace flotilla::scheduler {
@@ -24,6 +29,25 @@ TEST(ProvenanceProbe, CompilersNamedInCommandsOnceEach) {
   // A command that does not split (an open quote) is the settings check's to report.
   EXPECT_TRUE(named_compilers({"g++ 'unterminated"}).empty());
   EXPECT_TRUE(named_compilers({"make -j4", "./run"}).empty());
+}
+
+// A script the commands run names the compilers the campaign used (a build.sh calling nvcc);
+// a compiler merely on PATH is nobody's: nvcc is not added unless something names it.
+TEST(ProvenanceProbe, CompilersNamedInTheScriptsTheCommandsRun) {
+  EXPECT_EQ(named_compilers({"sh build.sh {opt}", "./bench"},
+                            {"#!/bin/sh\nCXX=g++-12\n$CXX -O\"$1\" a.cpp\nx=$(nvcc -c k.cu) && exec mpicxx x.o\n"}),
+            (std::vector<std::string>{"g++-12", "nvcc", "mpicxx"}));
+  EXPECT_TRUE(named_compilers({"./bench --n {n}"}).empty());  // no nvcc unless named
+  const auto dir = std::filesystem::temp_directory_path() / ("flotilla-provenance-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir / "sub");
+  std::ofstream(dir / "build.sh") << "c++ -O3 -o k k.cpp\n";
+  std::ofstream(dir / "sub" / "Makefile") << "CC = clang-16\n";
+  std::ofstream(dir / "prog") << std::string("\x7f" "ELF\0\0 g++", 9);  // a program, not a script
+  EXPECT_EQ(read_scripts({"sh build.sh {opt}", "make -C sub -j4", "./prog", "sh -c 'g++ x.cpp'", "{build_dir}/k",
+                          "bash " + (dir / "build.sh").string()},
+                         dir),
+            (std::vector<std::string>{"c++ -O3 -o k k.cpp\n", "CC = clang-16\n"}));
+  std::filesystem::remove_all(dir);
 }
 
 TEST(ProvenanceProbe, VersionLine) {
