@@ -4,7 +4,8 @@
     campaign = flotilla_results.read_campaign("quickstart.h5")
     campaign.candidates     # one row per candidate, with its status, objective and parameters
     campaign.trials         # one row per recorded trial (explore repeats, evaluate shards, confirmation pairs;
-                            # a pair's duration is its share of its confirmation's time)
+                            # a pair's duration is its own; in older files, its share of its
+                            # confirmation's time)
     campaign.metrics        # every reported metric, one row per (trial, name)
     campaign.test_outcomes  # one row per evaluate shard: the test outcomes recorded so far
     campaign.tests          # per-test outcomes, one row per (candidate, test), when the file records
@@ -194,9 +195,10 @@ def _trials_frame(rows, metric_rows):
         "output_tail": [_text(o) for o in rows["output_tail"]],
     })
     frame["duration"] = frame["end"] - frame["start"]
-    # A confirmation's pairs are recorded with the whole confirmation's start and end (one task,
-    # flotilla-pairs, which times no pair on its own): each pair's duration is its share, so that
-    # summing durations counts the confirmation's time once, not once per pair.
+    # Each confirmation pair is recorded with its own start and end (flotilla-pairs times them).
+    # Files written before it did record the whole confirmation's span on every pair: there each
+    # pair's duration is its share, so that summing durations counts that time once, not once per
+    # pair (a pair of its own time shares its start and end with no other: its share is itself).
     confirm = frame["kind"] == "confirm"
     if confirm.any():
         share = frame[confirm].groupby(["candidate", "start", "end"])["duration"].transform("size")

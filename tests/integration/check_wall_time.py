@@ -5,7 +5,8 @@
 The campaign's commands are `sleep 0.3` (the baseline) and `sleep 0.1`, which print nothing. It
 must end with the shorter one as the winner, verified and confirmed faster; every explore trial
 carries the metric wall_time, the runner's measurement, about as long as its sleep; each
-candidate had one warm-up run (explore.warmup = auto); and a wall_time that maximizes is refused.
+confirmation pair is a trial of its own time; each candidate had one warm-up run
+(explore.warmup = auto); and a wall_time that maximizes is refused.
 """
 import csv
 import io
@@ -48,6 +49,17 @@ for r in explore:
     check(nap <= seconds < nap + 0.25 and float(r["objective"]) == seconds,
           f"candidate {r['candidate']} repeat {r['index']}: wall_time {seconds:.4f} s for sleep {nap}", r)
 check(len(explore) >= 6, f"{len(explore)} explore trials")
+# Each confirmation pair is a trial with its own time (a 0.3 s and a 0.1 s sleep, one after the
+# other), the pairs one after another: not each the whole confirmation task's span, which made
+# the pairs' durations add up to many times the campaign.
+pairs = sorted((r for r in rows if r["kind"] == "confirm" and r["status"] == "ok"), key=lambda r: int(r["index"]))
+check(len(pairs) >= 2, f"{len(pairs)} confirmation pairs")
+for r in pairs:
+    check(0.4 <= float(r["duration_s"]) < 0.4 + 0.35, f"pair {r['index']} took {float(r['duration_s']):.3f} s", r)
+check(all(float(a["end"]) <= float(b["start"]) for a, b in zip(pairs, pairs[1:])), "the pairs one after another",
+      [(r["start"], r["end"]) for r in pairs])
+span = max(float(r["end"]) for r in rows) - min(float(r["start"]) for r in rows)
+check(sum(float(r["duration_s"]) for r in pairs) < span, f"their sum is less than the campaign's {span:.2f} s")
 warmups = sorted(int(r["candidate"]) for r in rows if r["kind"] == "warmup")
 check(warmups == [0, 1], f"one warm-up run per candidate: {warmups}")
 

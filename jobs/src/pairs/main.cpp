@@ -11,7 +11,9 @@
 //                  [--warmup N] --confidence C --min-effect E --max-pairs N
 //                  --candidate N ARG... --reference N ARG...
 //
-// Output: per pair `flotilla-metric: pair.I.candidate=V pair.I.reference=V pair.I.order=0|1`,
+// Output: per pair `flotilla-metric: pair.I.candidate=V pair.I.reference=V pair.I.order=0|1
+// pair.I.begin_s=S pair.I.end_s=S` (when the pair's first run started and its second ended, in
+// seconds since this process started: the scheduler gives each pair's trial its own times),
 // then `flotilla-pairs: VERDICT: RATIO [LOW, HIGH] after N pairs`. A run that fails ends the
 // task with exit code 3 after `flotilla-pairs: pair I: candidate run failed: REASON` and that
 // run's last output lines; the pairs before it are still printed.
@@ -23,6 +25,7 @@
 // benchmark must not do. Pairs whose ratio depends on the order or drifts are `unreliable`.
 #include <stdlib.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -162,6 +165,8 @@ Run run_once(fj::Backend& backend, const std::vector<std::string>& argv, const O
 
 int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
+  const auto started = std::chrono::steady_clock::now();
+  const auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(); };
   // One slot, not pinned again: this process already runs where its slot or rank put it, and
   // the commands it starts inherit that.
   auto backend = fj::make_backend({.name = "local", .slots = 1, .pin = false});
@@ -175,6 +180,7 @@ int main(int argc, char** argv) {
   for (int pair = 0; pair < o.settings.max_pairs; ++pair) {
     const bool candidate_first_now = o.order[static_cast<std::size_t>(pair)] == 'A';
     Run candidate, reference;
+    const double begin = seconds();
     if (candidate_first_now) {
       if (candidate = run_once(*backend, o.candidate, o); !candidate.value) fail(pair, "candidate", candidate);
       if (reference = run_once(*backend, o.reference, o); !reference.value) fail(pair, "reference", reference);
@@ -182,8 +188,9 @@ int main(int argc, char** argv) {
       if (reference = run_once(*backend, o.reference, o); !reference.value) fail(pair, "reference", reference);
       if (candidate = run_once(*backend, o.candidate, o); !candidate.value) fail(pair, "candidate", candidate);
     }
-    fmt::print("flotilla-metric: pair.{0}.candidate={1:.17g} pair.{0}.reference={2:.17g} pair.{0}.order={3}\n", pair,
-               *candidate.value, *reference.value, candidate_first_now ? 0 : 1);
+    fmt::print("flotilla-metric: pair.{0}.candidate={1:.17g} pair.{0}.reference={2:.17g} pair.{0}.order={3} "
+               "pair.{0}.begin_s={4:.6f} pair.{0}.end_s={5:.6f}\n",
+               pair, *candidate.value, *reference.value, candidate_first_now ? 0 : 1, begin, seconds());
     std::fflush(stdout);
     const double ratio = o.maximize ? *candidate.value / *reference.value : *reference.value / *candidate.value;
     log_ratios.push_back(std::log(ratio));

@@ -153,12 +153,20 @@ void Dispatcher::record_pairs(const jobs::TaskResult& r) {
   const double reference = static_cast<double>(key.index > 0 ? key.index - 1 : *m_ledger.baseline_id());
   const int first = key.index > 0 ? head_to_head_first_index(key.candidate, key.index - 1) : 0;
   int n = 0;
+  double last_end = base->start;
   for (;; ++n) {
     auto it = pairs.find(n);
     if (it == pairs.end() || !it->second.contains("candidate") || !it->second.contains("reference")) break;
     const double c = it->second["candidate"], b = it->second["reference"];
     results::TrialRecord t = *base;
     t.index = first + n;
+    // The pair's own time within the task (flotilla-pairs says when it began and ended): with
+    // the task's, every pair would count the whole confirmation, and their sum many times it.
+    if (it->second.contains("begin_s") && it->second.contains("end_s")) {
+      t.start = std::clamp(base->start + it->second["begin_s"], base->start, base->end);
+      t.end = std::clamp(base->start + it->second["end_s"], t.start, base->end);
+      last_end = t.end;
+    }
     t.status = results::TrialStatus::ok;
     t.exit_code = 0;
     t.reason.clear();
@@ -170,6 +178,7 @@ void Dispatcher::record_pairs(const jobs::TaskResult& r) {
   if (r.status == jobs::TaskStatus::ok && n > 0) return;
   results::TrialRecord failed = *base;
   failed.index = first + n;
+  failed.start = n > 0 ? last_end : base->start;  // what came after the last pair measured
   if (failed.status == results::TrialStatus::ok) failed.status = results::TrialStatus::failed;
   failed.objective = std::nan("");
   std::string detail;
