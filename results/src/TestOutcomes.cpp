@@ -187,10 +187,11 @@ GateVerdict decide_gate(TestGate gate, const TestSummary& candidate, const TestS
   const std::int64_t failing = candidate.fail + candidate.error + candidate.timeout;
   const auto named = [&](std::size_t total) {
     if (names.unmatched_total > 0)
-      return fmt::format("; {} reported name{} matched no file given: {} (a report must name each file as it was "
-                         "given, or by its absolute path)",
-                         names.unmatched_total, names.unmatched_total == 1 ? "" : "s",
-                         name_list(names.unmatched, names.unmatched_total));
+      return fmt::format(
+          "; {} reported name{} matched no file given: {} (a report must name each file as it was "
+          "given, or by its absolute path)",
+          names.unmatched_total, names.unmatched_total == 1 ? "" : "s",
+          name_list(names.unmatched, names.unmatched_total));
     return names.tests.empty() ? std::string() : ": " + name_list(names.tests, total);
   };
   if (gate == TestGate::all_pass) {

@@ -87,8 +87,8 @@ static std::vector<std::pair<std::string, double>> number_totals(const Candidate
 }
 
 // Each test's row: its outcome and numbers, and the reference's test of the same name.
-static std::vector<TestRow> test_rows(const TestSuite& suite, const CandidateTests& tests, const TestSuite* reference_suite,
-                                      const CandidateTests* reference) {
+static std::vector<TestRow> test_rows(const TestSuite& suite, const CandidateTests& tests,
+                                      const TestSuite* reference_suite, const CandidateTests* reference) {
   const auto numbers_by_test = [](const CandidateTests& t) {
     std::map<std::int64_t, std::vector<std::pair<std::string, double>>> by_test;
     for (const auto& n : t.numbers) by_test[n.test].emplace_back(n.name, n.value);
@@ -98,14 +98,16 @@ static std::vector<TestRow> test_rows(const TestSuite& suite, const CandidateTes
   std::map<std::string, std::size_t, std::less<>> reference_index;
   std::map<std::int64_t, std::vector<std::pair<std::string, double>>> theirs;
   if (reference != nullptr && reference_suite != nullptr) {
-    for (std::size_t i = 0; i < reference_suite->names.size(); ++i) reference_index.emplace(reference_suite->names[i], i);
+    for (std::size_t i = 0; i < reference_suite->names.size(); ++i)
+      reference_index.emplace(reference_suite->names[i], i);
     theirs = numbers_by_test(*reference);
   }
   std::vector<TestRow> rows;
   for (std::size_t i = 0; i < tests.outcomes.size(); ++i) {
     TestRow row{.name = suite.names[i], .outcome = std::string(to_string(effective_outcome(tests.outcomes[i])))};
     if (const auto it = mine.find(static_cast<std::int64_t>(i)); it != mine.end()) row.numbers = it->second;
-    if (const auto at = reference_index.find(row.name); at != reference_index.end() && at->second < reference->outcomes.size()) {
+    if (const auto at = reference_index.find(row.name);
+        at != reference_index.end() && at->second < reference->outcomes.size()) {
       row.reference_outcome = std::string(to_string(effective_outcome(reference->outcomes[at->second])));
       if (const auto it = theirs.find(static_cast<std::int64_t>(at->second)); it != theirs.end())
         row.reference_numbers = it->second;
@@ -164,7 +166,8 @@ static std::string per_test_table(const TestReport& r) {
       return compared ? fmt::format("{} ({})", mine, row.reference_outcome ? theirs : "-") : mine;
     };
     std::vector<std::string> line = {row.name, with_reference(row.outcome, row.reference_outcome.value_or(""))};
-    for (const auto& c : columns) line.push_back(with_reference(value_of(row.numbers, c), value_of(row.reference_numbers, c)));
+    for (const auto& c : columns)
+      line.push_back(with_reference(value_of(row.numbers, c), value_of(row.reference_numbers, c)));
     cells.push_back(std::move(line));
   }
   std::vector<std::size_t> width(cells[0].size(), 0);

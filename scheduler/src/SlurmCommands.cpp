@@ -108,8 +108,8 @@ int status_command(const std::vector<std::string>& args) {
                        c.settings.jobs_dir.string(), "job id", "name", "state", "phase", "tasks", "results");
     for (const auto& job : c.jobs) {
       const auto view = view_of(c, job);
-      out += fmt::format("  {:>8}  {:<28}  {:<24}  {:<9}  {:>5}  {:>7}\n", job.slurm_id, job.name, view.state, view.phase,
-                         job.tasks, job.results);
+      out += fmt::format("  {:>8}  {:<28}  {:<24}  {:<9}  {:>5}  {:>7}\n", job.slurm_id, job.name, view.state,
+                         view.phase, job.tasks, job.results);
     }
   }
   // The summary quotes task output, and the rest comes from files and Slurm: shown escaped.

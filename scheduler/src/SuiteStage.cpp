@@ -767,8 +767,8 @@ void SuiteStage::add_unmatched_names(results::GateNames& names, const results::T
     if (!name.starts_with("<shard ")) reported.push_back(name);  // a shard that died stands for itself
   const auto unmatched = suites::names_matching_no_file(reported, files);
   names.unmatched_total = unmatched.size();
-  names.unmatched.assign(unmatched.begin(),
-                         unmatched.begin() + static_cast<std::ptrdiff_t>(std::min(unmatched.size(), results::kNamedTests)));
+  const auto named = static_cast<std::ptrdiff_t>(std::min(unmatched.size(), results::kNamedTests));
+  names.unmatched.assign(unmatched.begin(), unmatched.begin() + named);
 }
 
 // evaluate.no_drop: a test whose number (e.g. the checks a file ran) fell below the baseline's

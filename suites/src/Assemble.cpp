@@ -115,13 +115,12 @@ void add_unnamed_files(Builder& builder, const std::vector<ShardRun>& shards) {
     for (const TestResult& result : shard.results)
       if (!names_a_file(result.name, names, named)) unmatched.push_back(result.name);
     // Why, when the report named something else: e.g. basenames for files given with a folder.
-    const std::string why =
-        unmatched.empty() ? std::string()
-                          : fmt::format("; {} name{} it reported matched no file given to it: {}", unmatched.size(),
-                                        unmatched.size() == 1 ? "" : "s",
-                                        results::name_list({unmatched.begin(), unmatched.begin() + static_cast<std::ptrdiff_t>(
-                                                               std::min(unmatched.size(), results::kNamedTests))},
-                                                           unmatched.size()));
+    const auto shown = static_cast<std::ptrdiff_t>(std::min(unmatched.size(), results::kNamedTests));
+    const std::vector<std::string> first(unmatched.begin(), unmatched.begin() + shown);
+    const std::string why = unmatched.empty() ? std::string()
+                                              : fmt::format("; {} name{} it reported matched no file given to it: {}",
+                                                            unmatched.size(), unmatched.size() == 1 ? "" : "s",
+                                                            results::name_list(first, unmatched.size()));
     for (std::size_t f = 0; f < shard.files.size(); ++f) {
       if (named[f] || shard.files[f].empty()) continue;
       builder.add({.name = shard.files[f].front(),

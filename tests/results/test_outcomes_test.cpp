@@ -421,7 +421,8 @@ TEST(TestReport, PerFileShowsEveryTestsOutcomeAndNumbersBesideTheReferences) {
   const auto report = make_test_report(suite, tests, &reference_suite, &reference, limits);
   ASSERT_EQ(report.per_test.size(), 3u);
   EXPECT_EQ(report.per_test[0].reference_outcome, "fail");
-  EXPECT_EQ(report.per_test[0].reference_numbers, (std::vector<std::pair<std::string, double>>{{"tests", 12}, {"errors", 1}}));
+  EXPECT_EQ(report.per_test[0].reference_numbers,
+            (std::vector<std::pair<std::string, double>>{{"tests", 12}, {"errors", 1}}));
   EXPECT_FALSE(report.per_test[2].reference_outcome.has_value());
   const std::string text = test_report_text(report);
   EXPECT_NE(text.find("\nper file (3 tests; candidate 0 in brackets)\n"
@@ -439,8 +440,9 @@ TEST(TestReport, PerFileShowsEveryTestsOutcomeAndNumbersBesideTheReferences) {
   EXPECT_NE(json.find(R"({"name":"new.test","numbers":{},"outcome":"not_run"})"), std::string::npos) << json;
   // Without a reference: the candidate's values alone.
   const std::string alone = test_report_text(make_test_report(suite, tests, nullptr, nullptr, limits));
-  EXPECT_NE(alone.find("\nper file (3 tests)\n  test      outcome  tests  errors\n  a.test       pass     12       0\n"),
-            std::string::npos)
+  EXPECT_NE(
+      alone.find("\nper file (3 tests)\n  test      outcome  tests  errors\n  a.test       pass     12       0\n"),
+      std::string::npos)
       << alone;
 }
 

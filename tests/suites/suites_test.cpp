@@ -322,8 +322,12 @@ TEST(Assemble, NeverDropsOrDoubleCounts) {
 // folder, names none of them; each file stands not run, and its message says which reported names
 // matched nothing. A name that starts with a file's name and ':' does name it.
 TEST(Assemble, AFileNoTestNamesSaysWhichReportedNamesMatchedNoFile) {
-  ShardRun shard{0, {}, {result("a.test:one", TestOutcome::pass), result("b.test", TestOutcome::pass),
-                         result("c/c.test:x", TestOutcome::fail, "bad")}, false, "exit code 1"};
+  ShardRun shard{0,
+                 {},
+                 {result("a.test:one", TestOutcome::pass), result("b.test", TestOutcome::pass),
+                  result("c/c.test:x", TestOutcome::fail, "bad")},
+                 false,
+                 "exit code 1"};
   shard.files = {{"c/a.test", "/w/c/a.test"}, {"c/b.test", "/w/c/b.test"}, {"c/c.test", "/w/c/c.test"}};
   const Assembled a = assemble(std::nullopt, {shard});
   EXPECT_EQ(a.suite.names, (std::vector<std::string>{"a.test:one", "b.test", "c/c.test:x", "c/a.test", "c/b.test"}));

@@ -166,7 +166,9 @@ Run run_once(fj::Backend& backend, const std::vector<std::string>& argv, const O
 int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
   const auto started = std::chrono::steady_clock::now();
-  const auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(); };
+  const auto seconds = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  };
   // One slot, not pinned again: this process already runs where its slot or rank put it, and
   // the commands it starts inherit that.
   auto backend = fj::make_backend({.name = "local", .slots = 1, .pin = false});
@@ -188,9 +190,10 @@ int main(int argc, char** argv) {
       if (reference = run_once(*backend, o.reference, o); !reference.value) fail(pair, "reference", reference);
       if (candidate = run_once(*backend, o.candidate, o); !candidate.value) fail(pair, "candidate", candidate);
     }
-    fmt::print("flotilla-metric: pair.{0}.candidate={1:.17g} pair.{0}.reference={2:.17g} pair.{0}.order={3} "
-               "pair.{0}.begin_s={4:.6f} pair.{0}.end_s={5:.6f}\n",
-               pair, *candidate.value, *reference.value, candidate_first_now ? 0 : 1, begin, seconds());
+    fmt::print(
+        "flotilla-metric: pair.{0}.candidate={1:.17g} pair.{0}.reference={2:.17g} pair.{0}.order={3} "
+        "pair.{0}.begin_s={4:.6f} pair.{0}.end_s={5:.6f}\n",
+        pair, *candidate.value, *reference.value, candidate_first_now ? 0 : 1, begin, seconds());
     std::fflush(stdout);
     const double ratio = o.maximize ? *candidate.value / *reference.value : *reference.value / *candidate.value;
     log_ratios.push_back(std::log(ratio));

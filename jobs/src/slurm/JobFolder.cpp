@@ -138,8 +138,8 @@ JobView job_view(const JobDirectory& job, const std::vector<JobStatus>& records,
     view.state = said(*active);
     return view;
   }
-  const auto failed = std::find_if(records.begin(), records.end(),
-                                   [](const auto& s) { return s.state != JobState::completed; });
+  const auto failed =
+      std::find_if(records.begin(), records.end(), [](const auto& s) { return s.state != JobState::completed; });
   view.state = records.empty() ? "ENDED" : said(failed == records.end() ? records.front() : *failed);
   const auto phase = job_phase_from_string(job.phase);
   if (!(phase && is_final(*phase)) && job.phase != "unreadable")

@@ -86,8 +86,9 @@ const Subcommand kTests{
               "vs", po::value<std::string>(), "compare with 'baseline' (the default) or candidate M")(
               "list", po::value<std::size_t>()->default_value(20), "regressions, fixes and flaky tests listed by name")(
               "slowest", po::value<std::size_t>()->default_value(10), "slowest tests listed")(
-              "per-file", "every test (per_file and files suites: every file) with its outcome and numbers, the "
-                          "reference's beside them");
+              "per-file",
+              "every test (per_file and files suites: every file) with its outcome and numbers, the "
+              "reference's beside them");
         },
     .run = run_tests};
 
