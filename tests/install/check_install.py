@@ -94,6 +94,14 @@ expect(complete("flotilla", "results", "pa") == ["pareto", "params"], "bash comp
 expect(complete("flotilla", "run", "x.ini", "--search.bu") == ["--search.budget="], "bash completes settings")
 expect("--top" in complete("flotilla", "results", "summary", "--t"), "bash completes a subcommand's options")
 expect("bayes" in complete("flotilla", "replay", "s.csv", "--strategy", ""), "bash completes strategies")
+kinds = ["convergence", "pareto", "params", "timeline", "tests", "lineage"]
+expect(complete("flotilla", "results", "plot", "x.h5", "--kind", "") == kinds,
+       f"bash completes plot --kind with the chart kinds, not file names: {complete('flotilla', 'results', 'plot', 'x.h5', '--kind', '')}")
+expect(complete("flotilla", "results", "plot", "x.h5", "--kind", "=", "t") == ["timeline", "tests"], "and --kind=t")
+expect(complete("flotilla", "results", "history", "x.h5", "--by", "") == ["round", "evaluation"],
+       "bash completes history --by")
+expect(":value:(convergence pareto params timeline tests lineage)'" in open(zsh_file).read(),
+       "the zsh completion offers the chart kinds")
 if shutil.which("zsh"):
     run("zsh", "-n", zsh_file)
 
