@@ -69,7 +69,9 @@ TEST(WrapReport, ProseLinesWrapUnderTheirTextTablesStay) {
   EXPECT_EQ(lines.back(), table);
   for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
     EXPECT_LE(lines[i].size(), 80u) << lines[i];
-    if (i > 0) EXPECT_TRUE(lines[i].starts_with(std::string(11, ' ')) && lines[i][11] != ' ') << lines[i];
+    if (i > 0) {
+      EXPECT_TRUE(lines[i].starts_with(std::string(11, ' ')) && lines[i][11] != ' ') << lines[i];
+    }
   }
   EXPECT_TRUE(lines[0].starts_with("tie        candidate 1 and"));
   // Every word kept, in order.
