@@ -361,8 +361,10 @@ PY
     [ "$(squeue -h -t all -j "$id" -o %T)" = COMPLETED ] || { echo "job $id did not complete"; exit 1; }
     # The next run followed it again, or found it ended: its journal says which.
     grep -q " reattached \| seen_ended .*seen on restart" "$dir/events" || { echo "no re-attach in the journal"; cat "$dir/events"; exit 1; }
-    "$flotilla" status "$config" --campaign.results="$h5" | grep -E "^ +$id .* (retired|ended) " ||
-      { echo "flotilla status does not show job $id retired or ended"; "$flotilla" status "$config" --campaign.results="$h5"; exit 1; }
+    # retired (its results taken) or ended in its journal; "done" when the journal is behind and
+    # Slurm says every element completed (jobs::job_view).
+    "$flotilla" status "$config" --campaign.results="$h5" | grep -E "^ +$id .* (retired|ended|done) " ||
+      { echo "flotilla status does not show job $id retired, ended or done"; "$flotilla" status "$config" --campaign.results="$h5"; exit 1; }
     ;;
   cancel)
     run_in_background
