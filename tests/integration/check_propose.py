@@ -66,6 +66,10 @@ def backend_args():
     args = ["--resources.backend=" + BACKEND]
     if PARTITION:
         args += ["--resources.partition=" + PARTITION]
+    if BACKEND == "slurm":
+        # Slurm's tasks do not inherit this process's RLIMIT_CORE (set above): the job scripts
+        # lower it themselves, so a crashing candidate leaves no core file in the repository.
+        args += ["--resources.setup=ulimit -c 0"]
     return args
 
 
