@@ -128,7 +128,8 @@ struct Store::Impl {
         broken.push_back(std::string("/") + name + ": " + e.what());
       }
     }
-    if (broken.empty()) return first;
+    // A table outside the list (the proposal journal's) failed: its error, with the path.
+    if (broken.empty()) return m_path.string() + ": " + first;
     std::string text = m_path.string() + ": the file is damaged: ";
     for (std::size_t i = 0; i < broken.size(); ++i) text += (i ? "; " : "") + broken[i];
     text += ". Still readable: /campaign";
