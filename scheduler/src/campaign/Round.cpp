@@ -294,7 +294,7 @@ Halt CampaignRunner::confirm_round(int round) {
       return halt;
     summary = m_ledger.summarize();
     const auto& c = summary.candidates[static_cast<std::size_t>(id)];
-    if (c.confirmation) record_confirmation(c);
+    if (c.confirmation) record_confirmation(c, *c.confirmation);
     if (c.confirmed_faster()) break;
   }
   return head_to_head_round(round);
@@ -306,59 +306,43 @@ Halt CampaignRunner::confirm_round(int round) {
 // meets at most once, so the loop ends.
 Halt CampaignRunner::head_to_head_round(int round) {
   if (!m_s.confirm_head_to_head) return std::nullopt;
-  for (auto summary = m_ledger.summarize(); !summary.duels_wanted.empty(); summary = m_ledger.summarize()) {
+  for (auto summary = m_ledger.summarize(); !summary.duels_wanted.empty();) {
     const auto [challenger, opponent] = summary.duels_wanted.front();
     if (auto halt = m_dispatch.run({m_tasks.make(challenger, results::TrialKind::confirm, static_cast<int>(opponent + 1))},
                                    show(round, "head to head")))
       return halt;
-    summary = m_ledger.summarize();
+    summary = m_ledger.summarize();  // the next duel is decided from this one too
     const auto& c = summary.candidates[static_cast<std::size_t>(challenger)];
     auto it = c.head_to_head.find(opponent);
     if (it == c.head_to_head.end() || it->second.result.verdict == results::stats::Verdict::pending)
       break;  // not measured (lost and out of attempts): a resumed run tries again
-    record_head_to_head(c, it->second);
+    record_confirmation(c, it->second);
   }
   return std::nullopt;
 }
 
-void CampaignRunner::record_head_to_head(const results::CandidateSummary& c, const results::ConfirmationSummary& duel) {
-  if (!m_ledger.first_confirmation(c.record.id, duel.reference)) return;
-  const auto& r = duel.result;
+// A confirmation's /confirmations row and event, once per (candidate, reference): against the
+// baseline ("confirmed" / "not_confirmed") or head to head against another finalist.
+void CampaignRunner::record_confirmation(const results::CandidateSummary& c, const results::ConfirmationSummary& done) {
+  const auto& r = done.result;
+  if (r.verdict == results::stats::Verdict::pending || !m_ledger.first_confirmation(c.record.id, done.reference)) return;
+  const bool head_to_head = done.reference != m_ledger.baseline_id();
   results::Store::Group group(m_ledger.store());
-  m_ledger.store().add_confirmation({.candidate = c.record.id, .reference = duel.reference,
+  m_ledger.store().add_confirmation({.candidate = c.record.id, .reference = done.reference,
                                      .verdict = std::string(results::stats::verdict_key(r.verdict)),
                                      .pairs = r.pairs, .looks = r.looks, .ratio = r.ratio, .low = r.low,
                                      .high = r.high, .confidence = m_s.confirm_confidence,
                                      .min_effect = m_s.confirm_min_effect, .time = now_seconds(),
-                                     .reason = duel.reason});
+                                     .reason = done.reason});
+  const auto against = head_to_head ? fmt::format("candidate {} head to head", done.reference) : "the baseline";
   const auto words = r.verdict == results::stats::Verdict::failed || r.verdict == results::stats::Verdict::unreliable
-                         ? fmt::format("{}: {}", results::stats::to_string(r.verdict), duel.reason)
-                         : fmt::format("{}: {:.4g}x [{:.4g}, {:.4g}] over candidate {} head to head in {} pairs",
-                                       results::stats::to_string(r.verdict), r.ratio, r.low, r.high, duel.reference,
-                                       r.pairs);
-  m_ledger.store().add_event(results::candidate_event(now_seconds(), "head_to_head", c.record.id, words));
-  group.commit();
-  m_progress.note(fmt::format("candidate {}: {}", c.record.id, words));
-}
-
-// The confirmation's record and event, once per candidate.
-void CampaignRunner::record_confirmation(const results::CandidateSummary& c) {
-  if (!c.confirmation || c.confirmation->result.verdict == results::stats::Verdict::pending) return;
-  if (!m_ledger.first_confirmation(c.record.id, c.confirmation->reference)) return;
-  const auto& r = c.confirmation->result;
-  results::Store::Group group(m_ledger.store());
-  m_ledger.store().add_confirmation({.candidate = c.record.id, .reference = c.confirmation->reference,
-                                     .verdict = std::string(results::stats::verdict_key(r.verdict)),
-                                     .pairs = r.pairs, .looks = r.looks, .ratio = r.ratio, .low = r.low,
-                                     .high = r.high, .confidence = m_s.confirm_confidence,
-                                     .min_effect = m_s.confirm_min_effect, .time = now_seconds(),
-                                     .reason = c.confirmation->reason});
-  const auto words = r.verdict == results::stats::Verdict::failed || r.verdict == results::stats::Verdict::unreliable
-                         ? fmt::format("{}: {}", results::stats::to_string(r.verdict), c.confirmation->reason)
-                         : fmt::format("{}: {:.4g}x [{:.4g}, {:.4g}] over the baseline in {} pairs",
-                                       results::stats::to_string(r.verdict), r.ratio, r.low, r.high, r.pairs);
-  m_ledger.store().add_event(results::candidate_event(
-      now_seconds(), r.verdict == results::stats::Verdict::faster ? "confirmed" : "not_confirmed", c.record.id, words));
+                         ? fmt::format("{}: {}", results::stats::to_string(r.verdict), done.reason)
+                         : fmt::format("{}: {:.4g}x [{:.4g}, {:.4g}] over {} in {} pairs",
+                                       results::stats::to_string(r.verdict), r.ratio, r.low, r.high, against, r.pairs);
+  const auto kind = head_to_head                                         ? "head_to_head"
+                    : r.verdict == results::stats::Verdict::faster ? "confirmed"
+                                                                          : "not_confirmed";
+  m_ledger.store().add_event(results::candidate_event(now_seconds(), kind, c.record.id, words));
   group.commit();
   m_progress.note(fmt::format("candidate {}: {}", c.record.id, words));
 }

@@ -175,9 +175,12 @@ void CampaignRunner::open() {
   if (m_ledger.candidates().empty() && m_s.baseline)
     add_candidates(0, {m_s.space.parse_configuration(*m_s.baseline)}, "baseline");
   m_suite.set_reference(&m_ledger.store(), m_ledger.baseline_id());
-  // A writer killed between a confirmation's pairs and its record: the pairs decide it again.
-  for (const auto& c : summary.candidates)
-    if (c.confirmation) record_confirmation(c);
+  // A writer killed between a confirmation's pairs and its record: the pairs decide it again
+  // (head-to-head ones too: the Python reader reads their rows).
+  for (const auto& c : summary.candidates) {
+    if (c.confirmation) record_confirmation(c, *c.confirmation);
+    for (const auto& [opponent, duel] : c.head_to_head) record_confirmation(c, duel);
+  }
 }
 
 // A candidate's outcome to the strategy; a failure says its kind (failure_of, Planning.h).

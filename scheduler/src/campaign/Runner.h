@@ -75,7 +75,7 @@ class CampaignRunner {
   Halt run_test_gates(int round, const std::vector<std::int64_t>& ids);
   Halt confirm_round(int round);
   void record_estimates(const results::CampaignSummary& summary, const std::vector<std::int64_t>& ids);
-  void record_confirmation(const results::CandidateSummary& c);
+  void record_confirmation(const results::CandidateSummary& c, const results::ConfirmationSummary& done);
   void record_decisions(const std::vector<std::int64_t>& chosen);
   struct PhasePart {
     const std::vector<std::int64_t>& ids;
@@ -84,7 +84,6 @@ class CampaignRunner {
   };
   Halt run_phases(int round, const char* phase, const std::vector<PhasePart>& parts);
   Halt head_to_head_round(int round);
-  void record_head_to_head(const results::CandidateSummary& c, const results::ConfirmationSummary& duel);
   std::optional<search::Configuration> full_fidelity_twin(const results::CampaignSummary& summary) const;
 
   // Proposing.cpp: proposers' rounds (docs/propose.md).
