@@ -150,19 +150,26 @@ int cancel_command(const std::vector<std::string>& args) {
 }
 
 // Started by the Slurm backend (resources.slurm_start = allocate) for a job it allocated at once:
-// runs the job folder's script in that allocation from a process that outlives flotilla, and
-// releases the allocation when the script ends (jobs::run_in_allocation).
+// starts the launcher (`run-allocation --launcher`), a process of its own session that outlives
+// flotilla, runs the job folder's script in that allocation and releases the allocation when the
+// script ends (jobs::start_allocation_launcher, jobs::run_allocation_launcher).
 int run_allocation_command(const std::vector<std::string>& args) {
   constexpr std::string_view usage =
-      "usage: flotilla run-allocation JOB_ID JOB_DIR\n"
+      "usage: flotilla run-allocation [--launcher] JOB_ID JOB_DIR\n"
       "  (internal) runs JOB_DIR/job.sh inside Slurm allocation JOB_ID, detached, and releases the allocation\n"
-      "  with the script's exit status when it ends; the Slurm backend starts it with resources.slurm_start = allocate";
-  if (args.size() != 2) throw std::invalid_argument(std::string(usage));
+      "  with the script's exit status when it ends; the Slurm backend starts it with resources.slurm_start = allocate.\n"
+      "  --launcher: be that detached process (run-allocation without it starts it and returns once it runs)";
+  const bool launcher = !args.empty() && args[0] == "--launcher";
+  const std::vector<std::string> rest(args.begin() + (launcher ? 1 : 0), args.end());
+  if (rest.size() != 2) throw std::invalid_argument(std::string(usage));
   std::uint32_t id = 0;
-  auto [end, ec] = std::from_chars(args[0].data(), args[0].data() + args[0].size(), id);
-  if (ec != std::errc() || end != args[0].data() + args[0].size() || id == 0)
-    throw std::invalid_argument(fmt::format("JOB_ID '{}' is not a Slurm job id\n{}", args[0], usage));
-  return jobs::run_in_allocation(id, std::filesystem::absolute(args[1]));
+  auto [end, ec] = std::from_chars(rest[0].data(), rest[0].data() + rest[0].size(), id);
+  if (ec != std::errc() || end != rest[0].data() + rest[0].size() || id == 0)
+    throw std::invalid_argument(fmt::format("JOB_ID '{}' is not a Slurm job id\n{}", rest[0], usage));
+  const auto dir = std::filesystem::absolute(rest[1]);
+  if (launcher) return jobs::run_allocation_launcher(id, dir);
+  return jobs::start_allocation_launcher(
+      id, dir, {jobs::self_executable().string(), "run-allocation", "--launcher", rest[0], dir.string()});
 }
 
 // Runs the campaign on the Slurm backend in hold mode: it records what it would record before

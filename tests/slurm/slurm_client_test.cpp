@@ -177,6 +177,11 @@ INSTANTIATE_TEST_SUITE_P(Clients, SlurmClientTest, ::testing::Values("api", "sba
 // resources.slurm_start = allocate: an allocation made inside the call when the nodes are free,
 // refused (not queued) when they are not, run by a detached launcher that releases it with the
 // script's status and holds its lock while it runs.
+// `flotilla run-allocation --launcher ID DIR`, as the command starts it.
+std::vector<std::string> launcher_argv(std::uint32_t id, const std::filesystem::path& dir) {
+  return {FLOTILLA_EXE, "run-allocation", "--launcher", std::to_string(id), dir.string()};
+}
+
 TEST(SlurmAllocation, AllocatesAtOnceRefusesWhenBusyAndIsReleasedByItsLauncher) {
   if (!std::getenv("SLURM_CONF")) GTEST_SKIP() << "SLURM_CONF is not set: no test cluster";
   auto client = make_slurm_client("api");
@@ -240,7 +245,7 @@ TEST(SlurmAllocation, AllocatesAtOnceRefusesWhenBusyAndIsReleasedByItsLauncher) 
   // its lock while it runs, and releases the allocation with the script's status: exit 3 ends
   // it FAILED, and the lock is free once the launcher has gone.
   EXPECT_FALSE(launcher_alive(whole.workdir).has_value());  // no launcher yet
-  EXPECT_EQ(run_in_allocation(*id, whole.workdir), 0);
+  EXPECT_EQ(start_allocation_launcher(*id, whole.workdir, launcher_argv(*id, whole.workdir)), 0);
   EXPECT_EQ(launcher_alive(whole.workdir), std::optional<bool>(true));
   EXPECT_EQ(wait_ended(*id), JobState::failed);
   for (int i = 0; i < 100 && launcher_alive(whole.workdir) != std::optional<bool>(false); ++i)
@@ -260,7 +265,7 @@ TEST(SlurmAllocation, AllocatesAtOnceRefusesWhenBusyAndIsReleasedByItsLauncher) 
   }
   ASSERT_TRUE(again.has_value());
   made.push_back(*again);
-  EXPECT_EQ(run_in_allocation(*again, one.workdir), 0);
+  EXPECT_EQ(start_allocation_launcher(*again, one.workdir, launcher_argv(*again, one.workdir)), 0);
   EXPECT_EQ(wait_ended(*again), JobState::completed);
   EXPECT_NO_THROW(client->release(*again, 0));  // releasing an ended job is not an error
 }

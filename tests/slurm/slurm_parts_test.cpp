@@ -2,12 +2,17 @@
 // job folders and what they say of their job, and job requests (jobs/src/slurm).
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <fstream>
 
 #include "BackendTestUtil.h"
 #include "slurm/JobFolder.h"
 #include "slurm/JobRequests.h"
 #include "slurm/TaskLedger.h"
+#include "flotilla/jobs/Slurm.h"
 
 namespace flotilla::jobs::slurm {
 namespace {
@@ -193,6 +198,45 @@ TEST(JobRequests, SbatchVariablesThatWouldBreakTheJobsStopTheRun) {
   }
   ::unsetenv("SBATCH_JOB_NAME");
   EXPECT_NO_THROW(check_sbatch_environment("api", Notice({})));
+}
+
+// The allocation launcher (`flotilla run-allocation`) started through the process runner: when it
+// cannot take its lock (another process holds DIR/launcher.lock), it ends before naming itself and
+// the starter says so, naming the launcher file; a folder whose launcher still runs is refused
+// before anything starts, and a folder without job.sh too. No cluster: nothing here reaches Slurm.
+TEST(AllocationLauncher, ALauncherThatCannotStartIsAnErrorNamingItsFolder) {
+  ScratchDir dir;
+  auto argv = [&] { return std::vector<std::string>{FLOTILLA_EXE, "run-allocation", "--launcher", "7", dir.path().string()}; };
+  try {
+    start_allocation_launcher(7, dir.path(), argv());
+    ADD_FAILURE() << "started without a job.sh";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find((dir.path() / "job.sh").string() + ": no job script"), std::string::npos)
+        << e.what();
+  }
+  std::ofstream(dir.path() / "job.sh") << "exit 0\n";
+  // Someone holds the lock (a launcher that has not named itself yet, as far as this folder says).
+  const int held = open((dir.path() / "launcher.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  ASSERT_GE(held, 0);
+  ASSERT_EQ(flock(held, LOCK_EX | LOCK_NB), 0);
+  try {
+    start_allocation_launcher(7, dir.path(), argv());
+    ADD_FAILURE() << "a launcher that could not lock was taken for a running one";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("the launcher of allocation 7 ended (exit code 1) before it named itself"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "launcher"));
+  // With DIR/launcher naming a holder of the lock, the folder's launcher runs: refused at once.
+  std::ofstream(dir.path() / "launcher") << "host 1\n";
+  try {
+    start_allocation_launcher(7, dir.path(), argv());
+    ADD_FAILURE() << "a second launcher was started beside a live one";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("a launcher of allocation 7 already runs"), std::string::npos) << e.what();
+  }
+  close(held);
 }
 
 }  // namespace

@@ -10,11 +10,13 @@
 
 namespace flotilla::jobs {
 
-std::filesystem::path install_dir() {
+std::filesystem::path self_executable() {
   std::error_code ec;
   const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::filesystem::path() : self.parent_path();
+  return ec ? std::filesystem::path() : self;
 }
+
+std::filesystem::path install_dir() { return self_executable().parent_path(); }
 
 std::string search_path(const std::vector<std::filesystem::path>& prepend, std::string_view path) {
   std::string list;

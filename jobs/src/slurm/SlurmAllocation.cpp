@@ -30,6 +30,8 @@
 #include "flotilla/jobs/Placement.h"
 #include "flotilla/jobs/Slurm.h"
 #include "flotilla/jobs/Subprocess.h"
+#include "flotilla/jobs/Task.h"
+#include "process/Process.h"
 
 extern char** environ;
 
@@ -73,22 +75,69 @@ int release_allocation(std::uint32_t id, int status) {
   return 1;
 }
 
-// The detached child: runs the script, waits for it, releases the allocation. Never returns.
-// It runs in a process of its own (run-allocation's), single-threaded, so it may allocate.
-[[noreturn]] void run_script_and_release(std::uint32_t id, const std::filesystem::path& dir, int lock_fd) {
-  setsid();  // its own session: a signal to flotilla's process group (Ctrl-C) does not reach the job
-  // Only stdin, stdout, stderr and the lock go on: an inherited descriptor of flotilla's (its
-  // campaign file, with HDF5's lock on it) must not live as long as the job.
-  if (lock_fd > 3) close_range(3, lock_fd - 1, 0);
-  close_range(lock_fd + 1, ~0U, 0);
-  // Default dispositions and no blocked signal, whatever flotilla had: an ignored SIGCHLD would
-  // make waitpid fail, and the script's srun must be killable as usual.
-  struct sigaction default_action {};
-  default_action.sa_handler = SIG_DFL;
-  for (int sig = 1; sig < NSIG; ++sig) sigaction(sig, &default_action, nullptr);
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
+// The name this launcher gives itself in DIR/launcher: "HOST PID".
+std::string launcher_record(pid_t pid) { return fmt::format("{} {}", host_name(), pid); }
+
+}  // namespace
+
+int start_allocation_launcher(std::uint32_t id, const std::filesystem::path& dir,
+                              const std::vector<std::string>& launcher) {
+  if (!std::filesystem::exists(dir / "job.sh"))
+    throw std::runtime_error(fmt::format("{}: no job script to run in allocation {}", (dir / "job.sh").string(), id));
+  if (launcher_alive(dir) == std::optional<bool>(true))
+    throw std::runtime_error(fmt::format("{}: a launcher of allocation {} already runs ({})", dir.string(), id,
+                                         (dir / "launcher").string()));
+  std::error_code ignored;
+  std::filesystem::remove(dir / "launcher", ignored);  // a dead launcher's name must not be taken for the new one's
+  std::fflush(nullptr);
+  // Through the one process runner: a session of its own (a Ctrl-C meant for flotilla's process
+  // group does not reach the job), not dying with us (it outlives this process, which exits as
+  // soon as the launcher has named itself), our stdout and stderr (the job's output file).
+  const Spawner spawner({});
+  auto started = spawner.start(TaskSpec{.argv = launcher, .workdir = dir}, {.out = STDOUT_FILENO, .err = STDERR_FILENO},
+                               /*die_with_parent=*/false, /*new_session=*/true);
+  if (const auto* failure = std::get_if<SpawnFailure>(&started))
+    throw std::runtime_error(fmt::format("cannot start the launcher of allocation {}: {}", id, failure->reason));
+  const pid_t child = std::get<pid_t>(started);
+  // The launcher names itself in DIR/launcher once it holds the lock: from then on launcher_alive
+  // can tell whether it lives. Until then, it may fail (its lock taken, job.sh gone): say so.
+  const auto expected = launcher_record(child);
+  for (auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);;) {
+    std::string line;
+    if (std::ifstream in(dir / "launcher"); in && std::getline(in, line) && line == expected) return 0;
+    if (has_exited(child)) {
+      const int status = wait_blocking(child);
+      throw std::runtime_error(fmt::format(
+          "the launcher of allocation {} ended ({}) before it named itself in {}; its output is the job's", id,
+          WIFEXITED(status) ? fmt::format("exit code {}", WEXITSTATUS(status))
+                            : fmt::format("signal {}", WTERMSIG(status)),
+          (dir / "launcher").string()));
+    }
+    if (std::chrono::steady_clock::now() > deadline) {
+      kill_group(child);
+      wait_blocking(child);
+      throw std::runtime_error(
+          fmt::format("the launcher of allocation {} did not name itself in {} within 60 s: killed it", id,
+                      (dir / "launcher").string()));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+}
+
+int run_allocation_launcher(std::uint32_t id, const std::filesystem::path& dir) {
+  // Held from before DIR/launcher names this process to its end (the descriptor is close-on-exec:
+  // job.sh does not keep it once we are gone).
+  const auto lock_path = dir / "launcher.lock";
+  const int lock_fd = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock_fd < 0 || flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
+    const int error = errno;
+    std::fprintf(stderr, "flotilla run-allocation: cannot lock %s: %s\n", lock_path.c_str(), std::strerror(error));
+    return 1;
+  }
+  // Renamed into place, so a reader never sees half of it.
+  const auto tmp = dir / "launcher.tmp";
+  std::ofstream(tmp) << launcher_record(getpid()) << '\n';
+  std::filesystem::rename(tmp, dir / "launcher");
 
   set_launcher_environment(id);
   // The one process runner, no timeout (the allocation's time limit is the job's), output as the
@@ -104,38 +153,7 @@ int release_allocation(std::uint32_t id, int status) {
   const int status = run.started ? run.wait_status : 127 << 8;  // what Slurm records for the allocation
   if (release_allocation(id, status) != 0 && code == 0) code = 1;
   std::fflush(nullptr);
-  _exit(code);
-}
-
-}  // namespace
-
-int run_in_allocation(std::uint32_t id, const std::filesystem::path& dir) {
-  if (!std::filesystem::exists(dir / "job.sh"))
-    throw std::runtime_error(fmt::format("{}: no job script to run in allocation {}", (dir / "job.sh").string(), id));
-  // Taken before the fork and kept by the child alone (the parent closes its copy): from the
-  // moment DIR/launcher names the launcher, its lock is held.
-  const auto lock_path = dir / "launcher.lock";
-  const int lock_fd = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (lock_fd < 0 || flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
-    const int error = errno;
-    if (lock_fd >= 0) close(lock_fd);
-    throw std::runtime_error(fmt::format("cannot lock {}: {}", lock_path.string(), std::strerror(error)));
-  }
-  std::fflush(nullptr);
-  const pid_t child = fork();
-  if (child < 0) {
-    const int error = errno;
-    close(lock_fd);
-    throw std::runtime_error(fmt::format("cannot fork the launcher of allocation {}: {}", id, std::strerror(error)));
-  }
-  if (child == 0) run_script_and_release(id, dir, lock_fd);
-  close(lock_fd);  // the lock stays with the child's copy of the descriptor
-  // Written before this process exits, so whoever waited for it finds the file; renamed into
-  // place, so a reader never sees half of it.
-  const auto tmp = dir / "launcher.tmp";
-  std::ofstream(tmp) << host_name() << ' ' << child << '\n';
-  std::filesystem::rename(tmp, dir / "launcher");
-  return 0;
+  return code;
 }
 
 std::optional<bool> launcher_alive(const std::filesystem::path& dir) {

@@ -20,6 +20,8 @@ namespace flotilla::jobs {
 // The folder the running executable lives in (/proc/self/exe's), where flotilla-worker,
 // flotilla-kernel and the other programs installed beside it are; empty when it cannot be read.
 std::filesystem::path install_dir();
+// The running executable itself (/proc/self/exe); empty when it cannot be read.
+std::filesystem::path self_executable();
 
 // A search list: the prepended folders, then `path` (a PATH value), separated by ':'; with an
 // empty `path`, the prepended folders alone.

@@ -119,15 +119,21 @@ class SlurmClient {
   virtual void release(std::uint32_t id, int wait_status) = 0;
 };
 
-// Runs a job folder's job.sh inside allocation `id` (made by allocate_now) and releases the
-// allocation when the script ends, from a process that outlives the caller: it forks, the child
-// leaves the session (setsid), holds an flock on DIR/launcher.lock for its whole life, runs the
-// script and releases the allocation (retrying for minutes if slurmctld does not answer, then
-// cancelling it). The parent records the child as "HOST PID" in DIR/launcher before it returns.
-// The script's srun steps find the allocation through SLURM_JOB_ID. This is `flotilla
-// run-allocation ID DIR`, started by the Slurm backend with slurm_start = allocate. Returns 0;
-// throws when the lock or the fork fails.
-int run_in_allocation(std::uint32_t id, const std::filesystem::path& dir);
+// Runs a job folder's job.sh inside allocation `id` (made by allocate_now) from a process that
+// outlives the caller, in two steps (`flotilla run-allocation ID DIR` is the first, started by the
+// Slurm backend with slurm_start = allocate):
+//  - start_allocation_launcher starts `launcher` (an argv: flotilla run-allocation --launcher ID
+//    DIR) through the process runner, in a session of its own and not dying with the caller, and
+//    returns 0 once it has named itself as "HOST PID" in DIR/launcher; it throws when DIR has no
+//    job.sh, a launcher of DIR still runs, or the launcher ends (or hangs 60 s) before naming itself;
+//  - run_allocation_launcher is that launcher: it holds an flock on DIR/launcher.lock for its whole
+//    life, names itself, runs the script (whose srun steps find the allocation through
+//    SLURM_JOB_ID) and releases the allocation with the script's status (retrying for minutes if
+//    slurmctld does not answer, then cancelling it). Returns the script's exit code; 1 when the
+//    lock is taken.
+int start_allocation_launcher(std::uint32_t id, const std::filesystem::path& dir,
+                              const std::vector<std::string>& launcher);
+int run_allocation_launcher(std::uint32_t id, const std::filesystem::path& dir);
 
 // Whether the launcher of a folder's allocation still runs: true while it holds its lock, false
 // once nobody does, nullopt when the folder has no launcher or the lock cannot be tested.
