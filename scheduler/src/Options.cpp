@@ -1,6 +1,6 @@
 // Options.cpp — the one table of campaign settings. The INI reader, the command-line parser and
 // `flotilla run --help` are all generated from it, so they cannot disagree.
-#include "Options.h"
+#include "flotilla/scheduler/Options.h"
 
 #include <boost/program_options.hpp>
 

@@ -11,12 +11,9 @@
 #include <string>
 
 #include "ProgressLine.h"
+#include "flotilla/scheduler/Terminal.h"
 
 namespace flotilla::scheduler {
-
-// The columns of the terminal standard output is; 0 when it is none (a pipe, a file): reports
-// are wrapped to it (results::wrap_report) only on a terminal.
-int stdout_columns();
 
 class Progress {
  public:

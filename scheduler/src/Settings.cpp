@@ -17,7 +17,7 @@
 #include "Ini.h"
 #include "flotilla/jobs/Backend.h"
 #include "flotilla/jobs/Slurm.h"
-#include "Options.h"
+#include "flotilla/scheduler/Options.h"
 
 namespace po = boost::program_options;
 

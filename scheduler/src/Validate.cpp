@@ -18,7 +18,7 @@
 #include "BuildInputs.h"
 #include "ChoiceValues.h"
 #include "Ini.h"
-#include "Options.h"
+#include "flotilla/scheduler/Options.h"
 #include "flotilla/jobs/Backend.h"
 #include "flotilla/jobs/Command.h"
 #include "flotilla/jobs/Metrics.h"

@@ -680,7 +680,7 @@ end:
 
 /* ---------------------------------------------------------------- crashes and interrupts - */
 
-/* `flotilla cancel` (scheduler/src/SlurmCommands.cpp cancel_command): the stop request, then a
+/* `flotilla cancel` (cli/src/SlurmCommands.cpp cancel_command): the stop request, then a
  * scancel of every active job its folder names */
 inline scancel_all() {
   for (j : 0 .. NJ - 1) {

@@ -15,7 +15,7 @@
 #include "flotilla/scheduler/Settings.h"
 #include "Ini.h"
 #include "ChoiceValues.h"
-#include "Options.h"
+#include "flotilla/scheduler/Options.h"
 #include "flotilla/jobs/Backend.h"
 
 using namespace flotilla::scheduler;

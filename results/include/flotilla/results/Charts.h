@@ -2,7 +2,7 @@
 // points are outliers and where the axes end, which points carry labels, what the importance
 // shares may claim, and each tested candidate's regressions and fixes against the baseline.
 // Pure functions, unit-tested on their content; the plot command only turns them into gnuplot
-// (scheduler/src/results/PlotCommand.cpp), so every decision here can be checked without pixels.
+// (cli/src/results/PlotCommand.cpp), so every decision here can be checked without pixels.
 //
 // Rules:
 //  - Convergence: a point is an outlier when it lies beyond 3 interquartile ranges of the quartiles

@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "../Progress.h"
+#include "flotilla/scheduler/Terminal.h"
 #include "ResultsCli.h"
 #include "flotilla/results/Columns.h"
 #include "flotilla/results/HtmlReport.h"

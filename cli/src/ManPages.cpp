@@ -11,7 +11,7 @@
 #include <ostream>
 
 #include "Commands.h"
-#include "Options.h"
+#include "flotilla/scheduler/Options.h"
 
 namespace flotilla::cli {
 namespace {

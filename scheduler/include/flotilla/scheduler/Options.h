@@ -1,4 +1,5 @@
-// Options.h — declarations of every campaign setting (internal to the scheduler).
+// Options.h — declarations of every campaign setting: the one table that Settings reads and
+// validates against and that the command line's man pages and completions are generated from.
 #pragma once
 
 #include <map>
