@@ -38,7 +38,6 @@ namespace {
 constexpr std::chrono::milliseconds kDiscoveryTimeout = std::chrono::minutes(10);
 
 namespace fs = std::filesystem;
-using suites::SuiteKind;
 
 double now_seconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -160,12 +159,6 @@ fs::path SuiteStage::report_path(std::int64_t candidate, int index, int attempt)
 }
 
 // ctest selects tests by number from a file: "0,0,0,N,N,..." (no range, then the numbers).
-static void write_ctest_selection(const fs::path& path, const std::vector<std::int64_t>& indices) {
-  std::string text = "0,0,0";
-  for (auto i : indices) text += fmt::format(",{}", i + 1);  // ctest numbers tests from 1
-  write_atomically(path, text + "\n");
-}
-
 // evaluate.files, expanded once, sorted, without duplicates, as absolute paths (jobs may run in
 // another directory): glob(3) patterns, recursive `**` patterns and @LIST files
 // (suites/FilePatterns.h). A pattern or list that gives no file is an error naming it.
@@ -316,7 +309,7 @@ fs::path SuiteStage::temporary_dir(std::int64_t candidate, int shard, int attemp
 }
 
 void SuiteStage::task_ended(std::uint64_t task_id, int attempt) const {
-  if (m_s.suite != SuiteKind::per_file) return;
+  if (!protocol().per_file_checker) return;
   const auto key = decode_task_id(task_id);
   if (key.kind != results::TrialKind::evaluate || key.index >= m_s.shards) return;
   std::error_code ignored;  // usually gone already: flotilla-per-file removes it unless it was killed
@@ -324,7 +317,7 @@ void SuiteStage::task_ended(std::uint64_t task_id, int attempt) const {
 }
 
 void SuiteStage::remove_stale_temporaries() const {
-  if (m_s.suite != SuiteKind::per_file || !fs::is_directory(m_s.tests_dir)) return;
+  if (!protocol().per_file_checker || !fs::is_directory(m_s.tests_dir)) return;
   std::error_code ec;
   for (const auto& candidate : fs::directory_iterator(m_s.tests_dir, ec)) {
     if (!candidate.is_directory() || !candidate.path().filename().string().starts_with("candidate-")) continue;
@@ -335,11 +328,13 @@ void SuiteStage::remove_stale_temporaries() const {
   }
 }
 
-bool SuiteStage::file_suite() const { return suites::suite_protocol(m_s.suite).file_list; }
+const suites::SuiteProtocol& SuiteStage::protocol() const { return suites::suite_protocol(m_s.suite); }
+
+bool SuiteStage::file_suite() const { return protocol().file_list; }
 
 // ctest, lit, pytest: flotilla divides the discovered tests and gives each shard its own.
 bool SuiteStage::flotilla_selects() const {
-  return m_s.suite == SuiteKind::ctest || suites::suite_protocol(m_s.suite).selection.by_arguments;
+  return protocol().selection.sharding == suites::Selection::Sharding::flotilla;
 }
 
 void SuiteStage::prepare() {
@@ -373,7 +368,7 @@ void SuiteStage::add_shard_values(Values& values, std::int64_t candidate, int sh
   const fs::path list_path = candidate_dir(candidate) / fmt::format("shard-{}.files", shard);
   write_atomically(list_path, list);
   values["files"] = list_path.string();
-  if (m_s.suite != SuiteKind::per_file) return;
+  if (!protocol().per_file_checker) return;
   m_shard_sizes[{candidate, shard}] = static_cast<std::int64_t>(mine.size());  // for the task's time limit
   // flotilla-per-file puts each file in: the command keeps its {file} and {tmpdir} words.
   values["file"] = "{file}";
@@ -405,7 +400,7 @@ void SuiteStage::wrap_per_file_task(jobs::TaskSpec& spec, std::int64_t candidate
 }
 
 void SuiteStage::finish_shard_task(jobs::TaskSpec& spec, std::int64_t candidate, int shard, int attempt) const {
-  if (m_s.suite == SuiteKind::per_file) return wrap_per_file_task(spec, candidate, shard, attempt);
+  if (protocol().per_file_checker) return wrap_per_file_task(spec, candidate, shard, attempt);
   const fs::path report = report_path(candidate, shard, attempt);
   if (flotilla_selects()) {
     if (auto error = m_discovery_error.find(candidate); error != m_discovery_error.end()) {
@@ -421,21 +416,12 @@ void SuiteStage::finish_shard_task(jobs::TaskSpec& spec, std::int64_t candidate,
       return;
     }
   }
-  if (const auto& selection = suites::suite_protocol(m_s.suite).selection; selection.by_arguments) {
-    add_selection(spec.argv, selection, report, candidate_dir(candidate) / fmt::format("shard-{}.args", shard));
-    return;
-  }
-  if (m_s.suite == SuiteKind::ctest) {
-    spec.argv.push_back("-I");
-    spec.argv.push_back((candidate_dir(candidate) / fmt::format("shard-{}.ctest", shard)).string());
-    spec.argv.push_back("--output-junit");
-    spec.argv.push_back(report.string());
-    return;
-  }
-  if (m_s.suite != SuiteKind::gtest) return;
-  spec.argv.push_back("--gtest_output=json:" + report.string());
-  spec.env.emplace_back("GTEST_TOTAL_SHARDS", std::to_string(m_s.shards));
-  spec.env.emplace_back("GTEST_SHARD_INDEX", std::to_string(shard));
+  const auto& selection = protocol().selection;
+  add_selection(spec.argv, selection.shard_arguments, report,
+                candidate_dir(candidate) / fmt::format("shard-{}.{}", shard, selection.shard_extension));
+  if (selection.sharding != suites::Selection::Sharding::runner) return;
+  spec.env.emplace_back(selection.total_env, std::to_string(m_s.shards));
+  spec.env.emplace_back(selection.index_env, std::to_string(shard));
 }
 
 // Parsed when needed and not kept: a suite of millions of tests is parsed once when its shard
@@ -541,18 +527,11 @@ std::vector<std::int32_t> SuiteStage::selected_assignment(std::int64_t candidate
   }
   const auto assignment = suites::assign_shards(reference_seconds(candidate, names, false), names.size(), m_s.shards);
   record_shard_sizes(candidate, assignment);
-  const bool by_arguments = suites::suite_protocol(m_s.suite).selection.by_arguments;
-  const auto selectors = by_arguments ? test_selectors(candidate, names) : std::vector<std::string>{};
-  for (int shard = 0; shard < m_s.shards; ++shard) {
-    const auto mine = suites::tests_of_shard(assignment, shard);
-    if (!by_arguments) {
-      write_ctest_selection(candidate_dir(candidate) / fmt::format("shard-{}.ctest", shard), mine);
-      continue;
-    }
-    std::string text;
-    for (auto i : mine) text += selectors[static_cast<std::size_t>(i)] + "\n";
-    write_atomically(candidate_dir(candidate) / fmt::format("shard-{}.args", shard), text);
-  }
+  const auto& selection = protocol().selection;
+  const auto selectors = test_selectors(candidate, names);
+  for (int shard = 0; shard < m_s.shards; ++shard)
+    write_atomically(candidate_dir(candidate) / fmt::format("shard-{}.{}", shard, selection.shard_extension),
+                     selection.shard_text(selectors, suites::tests_of_shard(assignment, shard)));
   return write_assignment(path, assignment);  // last: its presence means every selection is written
 }
 
@@ -586,17 +565,14 @@ std::vector<std::string> SuiteStage::test_selectors(std::int64_t candidate, cons
   return selectors;
 }
 
-// lit, pytest: the report's option and the tests of `file` (a shard's or the re-run's): as @FILE
-// where the runner reads arguments from a file (lit), else one argument each (pytest).
-void SuiteStage::add_selection(std::vector<std::string>& argv, const suites::Selection& selection,
+// The protocol's words for a shard or the re-run (Selection): the report's path, the selection
+// file `file`, or (pytest) each of its lines as an argument.
+void SuiteStage::add_selection(std::vector<std::string>& argv, const std::vector<std::string_view>& arguments,
                                const fs::path& report, const fs::path& file) const {
-  argv.push_back(std::string(selection.report_option) + report.string());
-  if (!selection.from_file.empty()) {
-    argv.push_back(std::string(selection.from_file) + file.string());
-    return;
-  }
-  for (auto& line : suites_split_lines(read_text(file)))
-    if (!line.empty()) argv.push_back(std::move(line));
+  const bool reads_file = std::find(arguments.begin(), arguments.end(), "{selectors}") != arguments.end();
+  for (auto& word : suites::selection_arguments(arguments, report.string(), file.string(),
+                                                reads_file ? read_text(file) : std::string()))
+    argv.push_back(std::move(word));
 }
 
 std::optional<std::vector<std::string>> SuiteStage::discovery(std::int64_t candidate,
@@ -653,7 +629,8 @@ suites::Assembled SuiteStage::assemble(std::int64_t candidate, const std::vector
   const auto latest = latest_evaluations(candidate, trials);
   const auto discovered = discovery(candidate, argv);
   std::vector<std::int32_t> assignment;  // empty for a listing: its command shards itself
-  if (discovered && m_s.suite == SuiteKind::gtest) assignment = suites::assign_gtest_shards(*discovered, m_s.shards);
+  if (const auto divide = protocol().selection.runner_assignment; discovered && divide)
+    assignment = divide(*discovered, m_s.shards);
   if (discovered && flotilla_selects()) assignment = selected_assignment(candidate, *discovered);
   std::vector<suites::ShardRun> runs;
   for (int shard = 0; shard < m_s.shards; ++shard) {
@@ -678,42 +655,21 @@ suites::Assembled SuiteStage::assemble(std::int64_t candidate, const std::vector
 
 std::optional<jobs::TaskSpec> SuiteStage::rerun_task(std::int64_t candidate, std::vector<std::string> argv,
                                                      const std::vector<results::TrialRecord>& trials, int attempt) {
-  const bool gtest = m_s.suite == SuiteKind::gtest;  // else ctest: how the failures are selected differs
-  const auto& selection = suites::suite_protocol(m_s.suite).selection;  // lit, pytest: by their selectors
-  if (!suites::suite_protocol(m_s.suite).reruns || !m_s.rerun_failures) return std::nullopt;
+  const auto& selection = protocol().selection;
+  if (!protocol().reruns || !m_s.rerun_failures) return std::nullopt;
+  const fs::path selection_file = candidate_dir(candidate) / fmt::format("rerun.{}", selection.rerun_extension);
   if (latest_evaluations(candidate, trials).contains(rerun_index())) return std::nullopt;
   std::vector<std::int64_t> failures;
   try {
     const auto assembled = assemble(candidate, argv, trials);
     failures = suites::failures_to_rerun(assembled);
     if (failures.empty()) return std::nullopt;
-    if (selection.by_arguments) {
-      const auto selectors = test_selectors(candidate, assembled.suite.names);
-      std::string text;
-      for (auto i : failures) text += selectors[static_cast<std::size_t>(i)] + "\n";
-      write_atomically(candidate_dir(candidate) / "rerun.args", text);
-    } else if (!gtest) {
-      write_ctest_selection(candidate_dir(candidate) / "rerun.ctest", failures);
-    } else {
-    // A filter of thousands of names would pass the kernel's limit on one argument: gtest reads it
-    // from a flag file instead.
-    std::string filter = "--gtest_filter=";
-    for (std::size_t i = 0; i < failures.size(); ++i)
-      filter += (i ? ":" : "") + assembled.suite.names[static_cast<std::size_t>(failures[i])];
-    write_atomically(candidate_dir(candidate) / "rerun.flags", filter + "\n");
-    }
+    write_atomically(selection_file, selection.rerun_text(test_selectors(candidate, assembled.suite.names), failures));
   } catch (const suites::ReportError&) {
     return std::nullopt;  // the verdict reports it
   }
   const fs::path report = report_path(candidate, rerun_index(), attempt);
-  if (selection.by_arguments) {
-    add_selection(argv, selection, report, candidate_dir(candidate) / "rerun.args");
-  } else if (gtest) {
-    argv.push_back("--gtest_flagfile=" + (candidate_dir(candidate) / "rerun.flags").string());
-    argv.push_back("--gtest_output=json:" + report.string());
-  } else {
-    argv.insert(argv.end(), {"-I", (candidate_dir(candidate) / "rerun.ctest").string(), "--output-junit", report.string()});
-  }
+  add_selection(argv, selection.rerun_arguments, report, selection_file);
   return jobs::TaskSpec{.id = encode_task_id({candidate, results::TrialKind::evaluate, rerun_index()}),
                         .argv = std::move(argv),
                         .timeout = m_s.evaluate_timeout,

@@ -52,7 +52,7 @@ class SuiteStage {
              std::function<Values(std::int64_t)> list_values = {})
       : m_s(settings), m_path_prepend(std::move(path_prepend)), m_list_values(std::move(list_values)) {}
 
-  bool active() const { return m_s.suite != suites::SuiteKind::exit; }
+  bool active() const { return protocol().has_tests(); }
   // Where recorded durations come from for balancing shards: the reference candidate's (the
   // baseline's) recorded outcomes, else the last recorded candidate's.
   void set_reference(const results::Store* store, std::optional<std::int64_t> reference) {
@@ -115,8 +115,9 @@ class SuiteStage {
   std::vector<std::int32_t> read_assignment(const std::filesystem::path& path, std::size_t tests) const;
   std::vector<std::int32_t> write_assignment(const std::filesystem::path& path, std::vector<std::int32_t> assignment) const;
   std::vector<std::string> test_selectors(std::int64_t candidate, const std::vector<std::string>& names) const;
-  void add_selection(std::vector<std::string>& argv, const suites::Selection& selection,
+  void add_selection(std::vector<std::string>& argv, const std::vector<std::string_view>& arguments,
                      const std::filesystem::path& report, const std::filesystem::path& file) const;
+  const suites::SuiteProtocol& protocol() const;
   std::optional<std::vector<std::string>> discovery(std::int64_t candidate, const std::vector<std::string>& argv);
   suites::Assembled assemble(std::int64_t candidate, const std::vector<std::string>& argv,
                              const std::vector<results::TrialRecord>& trials);

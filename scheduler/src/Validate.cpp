@@ -267,7 +267,7 @@ void read_suite(Reader& r, Settings& s) {
   const auto* protocol = suites::find_suite_protocol(kind->value);
   if (!protocol) bad(*kind, "evaluate.suite", "is not one of: " + suites::suite_protocol_names());
   s.suite = protocol->kind;
-  const bool per_file = s.suite == suites::SuiteKind::per_file;
+  const bool per_file = protocol->per_file_checker;
   const bool file_suite = protocol->file_list;
   std::vector<std::string> placeholders{"candidate", "shard", "shards"};
   placeholders.insert(placeholders.end(), protocol->placeholders.begin(), protocol->placeholders.end());
@@ -295,10 +295,9 @@ void read_suite(Reader& r, Settings& s) {
         "caught), or list = none to accept the reports as complete");
   if (self_sharded && s.suite_list != "none") check_command(r, s, "evaluate.list", {"candidate"});
   auto* report = r.one("evaluate.report");
-  auto format = suites::suite_kind_from_string(report->value);
-  if (format != suites::SuiteKind::tap && format != suites::SuiteKind::junit)
-    bad(*report, "evaluate.report", "is not one of: tap, junit");
-  s.suite_report = *format;
+  const auto* format = suites::find_suite_protocol(report->value);
+  if (!format || !format->files_report) bad(*report, "evaluate.report", "is not one of: " + suites::files_report_names());
+  s.suite_report = format->kind;
 
   auto* require = r.one("evaluate.require");
   if (require->value == "all_pass") s.require = results::TestGate::all_pass;
@@ -308,7 +307,7 @@ void read_suite(Reader& r, Settings& s) {
   if (rerun->value != "true" && rerun->value != "false") bad(*rerun, "evaluate.rerun_failures", "is not true or false");
   s.rerun_failures = rerun->value == "true";
 
-  if (s.suite == suites::SuiteKind::exit) return;
+  if (!protocol->has_tests()) return;
   const auto uses = [&](std::string_view name) {
     const auto used = jobs::placeholders(s.evaluate_command);
     return std::find(used.begin(), used.end(), name) != used.end();
@@ -634,10 +633,11 @@ void read_tests_objective(Reader& r, Settings& s) {
   }
   auto* objective = r.one("intent.objective");
   if (!objective) bad(*r.one("intent.objectives"), "intent.objectives", "cannot count tests: give intent.objective = tests.passed");
-  if (s.suite == suites::SuiteKind::exit)
+  const auto& protocol = suites::suite_protocol(s.suite);
+  if (!protocol.has_tests())
     bad(*objective, "intent.objective", "counts tests: it needs [evaluate] suite (per-test outcomes, docs/tests.md)");
   const auto name = s.objective.substr(6);
-  if (name == "passed" && s.suite == suites::SuiteKind::per_file && !s.suite_summary.empty()) {
+  if (name == "passed" && protocol.per_file_checker && !s.suite_summary.empty()) {
     const auto groups = suites::SummaryPattern(s.suite_summary).names();
     if (std::find(groups.begin(), groups.end(), "passed") != groups.end())
       bad(*objective, "intent.objective",
@@ -645,7 +645,7 @@ void read_tests_objective(Reader& r, Settings& s) {
   }
   if (name != "passed") {
     std::vector<std::string> groups;
-    if (s.suite == suites::SuiteKind::per_file && !s.suite_summary.empty())
+    if (protocol.per_file_checker && !s.suite_summary.empty())
       groups = suites::SummaryPattern(s.suite_summary).names();
     if (std::find(groups.begin(), groups.end(), name) == groups.end())
       bad(*objective, "intent.objective",
@@ -907,11 +907,11 @@ std::string Settings::fingerprint() const {
                                 confirm_confidence, confirm_min_effect, confirm_max_pairs)
                   : std::string("confirm.enabled = false\n")) +
          // per_file's own settings only for its campaigns, so other campaigns' files still resume.
-         (suite == suites::SuiteKind::per_file
+         (suites::suite_protocol(suite).per_file_checker
               ? fmt::format("evaluate.summary = {}\nevaluate.pass_when = {}\nevaluate.no_drop = {}\n", suite_summary,
                             suite_pass_when, fmt::join(suite_no_drop, " "))
               : std::string()) +
-         (suite == suites::SuiteKind::exit
+         (!suites::suite_protocol(suite).has_tests()
               ? std::string()
               : fmt::format("evaluate.suite = {}\nevaluate.files = {}\nevaluate.report = {}\nevaluate.require = {}\n"
                             "evaluate.rerun_failures = {}\n{}{}",

@@ -215,16 +215,40 @@ TEST(SuiteProtocols, DiscoveryAndRerunsAreTheProtocolsToSay) {
   EXPECT_EQ(gtest.discovery.arguments, std::vector<std::string_view>{"--gtest_list_tests"});
   EXPECT_EQ(gtest.discovery.parse("A.\n  b\n", "list.txt"), std::vector<std::string>{"A.b"});
   EXPECT_EQ(suite_protocol(SuiteKind::ctest).discovery.arguments, std::vector<std::string_view>{"--show-only=json-v1"});
-  for (const auto& p : suite_protocols())
-    EXPECT_EQ(p.reruns, p.kind == SuiteKind::gtest || p.kind == SuiteKind::ctest || p.selection.by_arguments) << p.name;
+  using Sharding = Selection::Sharding;
+  for (const auto& p : suite_protocols()) {
+    EXPECT_EQ(p.reruns, p.selection.sharding != Sharding::none) << p.name;
+    EXPECT_EQ(p.has_tests(), p.kind != SuiteKind::exit) << p.name;
+    EXPECT_EQ(p.per_file_checker, p.kind == SuiteKind::per_file) << p.name;
+    EXPECT_EQ(p.files_report, p.kind == SuiteKind::junit || p.kind == SuiteKind::tap) << p.name;
+  }
+  EXPECT_EQ(files_report_names(), "junit, tap");
+  // gtest divides its own tests (flotilla computes the same division); its re-run gets a filter.
+  EXPECT_EQ(gtest.selection.sharding, Sharding::runner);
+  EXPECT_EQ(gtest.selection.index_env, "GTEST_SHARD_INDEX");
+  EXPECT_EQ(gtest.selection.runner_assignment, &assign_gtest_shards);
+  const std::vector<std::string> names{"A.a", "A.b", "B.c"};
+  EXPECT_EQ(gtest.selection.rerun_text(names, {0, 2}), "--gtest_filter=A.a:B.c\n");
+  EXPECT_EQ(selection_arguments(gtest.selection.rerun_arguments, "r.json", "rerun.flags", ""),
+            (std::vector<std::string>{"--gtest_flagfile=rerun.flags", "--gtest_output=json:r.json"}));
+  // ctest: the tests' numbers, from 1, after -I's empty range.
+  const auto& ctest = suite_protocol(SuiteKind::ctest).selection;
+  EXPECT_EQ(ctest.sharding, Sharding::flotilla);
+  EXPECT_EQ(ctest.shard_text(names, {0, 2}), "0,0,0,1,3\n");
+  EXPECT_EQ(selection_arguments(ctest.shard_arguments, "r.xml", "shard-1.ctest", ""),
+            (std::vector<std::string>{"-I", "shard-1.ctest", "--output-junit", "r.xml"}));
   // lit and pytest: flotilla lists, divides and selects; the report names its option.
   for (const auto kind : {SuiteKind::lit, SuiteKind::pytest}) {
     const auto& p = suite_protocol(kind);
-    EXPECT_TRUE(p.selection.by_arguments && p.discovery.paths && p.discovery.parse) << p.name;
+    EXPECT_TRUE(p.selection.sharding == Sharding::flotilla && p.discovery.paths && p.discovery.parse) << p.name;
+    EXPECT_EQ(p.selection.shard_text(names, {1, 2}), "A.b\nB.c\n") << p.name;
   }
-  EXPECT_EQ(suite_protocol(SuiteKind::lit).selection.from_file, "@");
-  EXPECT_EQ(suite_protocol(SuiteKind::lit).selection.report_option, "--output=");
-  EXPECT_EQ(suite_protocol(SuiteKind::pytest).selection.report_option, "--junitxml=");
+  EXPECT_EQ(selection_arguments(suite_protocol(SuiteKind::lit).selection.shard_arguments, "r.json", "shard-0.args",
+                                "A.b\n"),
+            (std::vector<std::string>{"--output=r.json", "@shard-0.args"}));
+  EXPECT_EQ(selection_arguments(suite_protocol(SuiteKind::pytest).selection.rerun_arguments, "r.xml", "rerun.args",
+                                "t/a.py::f\n\nt/b.py::g\n"),
+            (std::vector<std::string>{"--junitxml=r.xml", "t/a.py::f", "t/b.py::g"}));
   EXPECT_EQ(suite_protocol(SuiteKind::pytest).discovery.report_name("t/test_a.py::C::f[1]"), "t.test_a.C.f[1]");
   EXPECT_EQ(suite_protocol(SuiteKind::per_file).discovery.parse, nullptr);
 }

@@ -2,15 +2,17 @@
 // name in one explicit list (docs/tests.md). A protocol says which placeholders a shard's
 // command gets and must use, whether the shards get lists of files, and which report the shards
 // write and how it is read; the config check (Validate.cpp) and the evaluate stage
-// (SuiteStage.cpp) ask it instead of branching on the kind. What is one kind's own behaviour
-// (how gtest and ctest select the tests of a shard or a re-run, the listing of junit and tap)
-// stays in SuiteStage, behind the flags here. Pure.
+// (SuiteStage.cpp) ask it instead of branching on the kind: a kind's own behaviour (how gtest
+// and ctest select the tests of a shard or a re-run, per_file's checker) is data in its row.
+// Pure.
 #pragma once
 
 #include <flotilla/suites/Reports.h>
 #include <flotilla/suites/Runners.h>
 #include <flotilla/suites/Sharding.h>
 
+#include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -37,14 +39,36 @@ struct Discovery {
   std::string (*report_name)(std::string_view name) = nullptr;
 };
 
-// How flotilla gives a shard the tests it chose for it from the discovery (lit, pytest): their
-// selectors, and the option that names the report.
+// How a shard, and the one re-run of a candidate's failures, is given its tests (the kinds with a
+// discovery: gtest, ctest, lit, pytest). The evaluate stage writes a selection file (`shard-N.EXT`,
+// `rerun.EXT` beside the reports) and appends the protocol's words to the command.
 struct Selection {
-  bool by_arguments = false;       // this kind's shards are chosen by flotilla and given as arguments
-  std::string_view from_file;      // "@": the selectors go in a file, one a line, passed as @FILE
-                                   // (lit's argparse reads it); "": each selector is an argument
-  std::string_view report_option;  // "--output=": the report's path is appended to it
+  // Who divides the discovered tests among the shards:
+  //  runner: the runner itself, told the count and its index through `total_env` and `index_env`
+  //    (gtest's GTEST_TOTAL_SHARDS, GTEST_SHARD_INDEX); flotilla computes the same division
+  //    (`runner_assignment`) to know which tests each shard was given;
+  //  flotilla: flotilla divides them (longest first by recorded durations, Sharding.h) and writes
+  //    each shard's selection file.
+  enum class Sharding { none, runner, flotilla };
+  Sharding sharding = Sharding::none;
+  std::string_view total_env, index_env;
+  std::vector<std::int32_t> (*runner_assignment)(const std::vector<std::string>& names, int shards) = nullptr;
+  // A selection file's text choosing `chosen` (indices into the discovery) given every test's
+  // selector: ctest's -I file, a gtest flag file with its filter, one selector a line. The shard's
+  // text is nullptr for a runner that divides the tests itself.
+  using Text = std::string (*)(const std::vector<std::string>& selectors, const std::vector<std::int64_t>& chosen);
+  Text shard_text = nullptr, rerun_text = nullptr;
+  std::string_view shard_extension, rerun_extension;  // "ctest": shard-N.ctest, rerun.ctest
+  // The words appended to a shard's command and to the re-run's: "{report}" in a word is the
+  // report's path, "{selection}" the selection file's, and the word "{selectors}" becomes each
+  // line of the selection file as an argument of its own (pytest's node ids).
+  std::vector<std::string_view> shard_arguments, rerun_arguments;
 };
+
+// The words `arguments` stand for (Selection::shard_arguments): `selection_text` is the selection
+// file's content, read by the caller where "{selectors}" needs it. Pure.
+std::vector<std::string> selection_arguments(const std::vector<std::string_view>& arguments, std::string_view report,
+                                             std::string_view selection_file, std::string_view selection_text);
 
 // A placeholder the command must use, and the error's words when it does not.
 struct RequiredPlaceholder {
@@ -62,8 +86,14 @@ struct SuiteProtocol {
   bool report_chosen = false;                  // the report's format is evaluate.report's (files: tap or junit)
   ReportFormat report;                         // otherwise, the format its shards write (exit: none)
   Discovery discovery;                         // gtest, ctest, lit, pytest (parse == nullptr: none; junit and tap use evaluate.list)
-  Selection selection;                         // lit, pytest
+  Selection selection;                         // gtest, ctest, lit, pytest
   bool reruns = false;                         // its failures can be selected and run once more (gtest, ctest, lit, pytest)
+  // Each file runs through flotilla-per-file, which writes the report, under evaluate.summary,
+  // pass_when, no_drop and parallel (per_file).
+  bool per_file_checker = false;
+  bool files_report = false;                   // a format a files suite's command may write (evaluate.report: tap, junit)
+  // Per-test outcomes are recorded (every kind but exit, whose shards pass or fail as a whole).
+  bool has_tests() const { return report.parse != nullptr || report_chosen; }
 };
 
 // The registry, in the order the kinds are listed to users: exit, gtest, ctest, lit, pytest,
@@ -73,5 +103,7 @@ const SuiteProtocol& suite_protocol(SuiteKind kind);
 const SuiteProtocol* find_suite_protocol(std::string_view name);
 // "exit, gtest, ctest, lit, pytest, files, per_file, junit, tap", for messages.
 std::string suite_protocol_names();
+// The kinds a files suite may write (evaluate.report): "tap, junit".
+std::string files_report_names();
 
 }  // namespace flotilla::suites
