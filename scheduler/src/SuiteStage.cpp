@@ -62,6 +62,12 @@ std::string read_text(const fs::path& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
+// The file's text, or "" when it cannot be read: for output quoted in a message, never an error.
+std::string read_text_if_any(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return in ? std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()) : std::string();
+}
+
 // Writes `text` to `path` through a temporary file and a rename, so a reader never sees half of it.
 void write_atomically(const fs::path& path, const std::string& text) {
   const fs::path tmp = path.string() + ".tmp";
@@ -598,16 +604,13 @@ std::optional<std::vector<std::string>> SuiteStage::discovery(std::int64_t candi
     if (status != 0) {
       // Why: stderr's first line, or, for a runner that reports on stdout (pytest's collection
       // errors), its stdout's first "ERROR" line, else its last line.
-      std::string why;
+      // Either file may be missing (the command could not write it): then nothing is quoted.
+      std::string why = first_line(read_text_if_any(err));
       fs::path shown = err;
-      try {
-        why = first_line(read_text(err));
-        if (why.empty()) {
-          shown = out;
-          for (const auto& line : suites_split_lines(read_text(out)))
-            if (!line.empty() && (why.empty() || !why.starts_with("ERROR"))) why = line;
-        }
-      } catch (const suites::ReportError&) {
+      if (why.empty()) {
+        shown = out;
+        for (const auto& line : suites_split_lines(read_text_if_any(out)))
+          if (!line.empty() && (why.empty() || !why.starts_with("ERROR"))) why = line;
       }
       throw suites::ReportError(fmt::format("candidate {}: test {} '{}' {}{}{} ({}: {})", candidate,
                                             listed ? "listing ([evaluate] list)" : "discovery",
