@@ -53,13 +53,25 @@ std::string glob_escape(std::string_view text) {
   return out;
 }
 
-std::string read_text(const fs::path& path) {
+using suites::Parsed;
+using suites::ReportProblem;
+using suites::problem;
+
+Parsed<std::string> read_text(const fs::path& path) {
   errno = 0;
   std::ifstream in(path, std::ios::binary);
   if (!in)
-    throw suites::ReportError(fmt::format("{}: cannot read it: {}", path.string(),
-                                          errno != 0 ? std::strerror(errno) : "open failed"));
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    return ReportProblem{fmt::format("{}: cannot read it: {}", path.string(),
+                                     errno != 0 ? std::strerror(errno) : "open failed")};
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// A file flotilla wrote itself (a shard's selection, files.txt) that cannot be read now: the
+// folder was tampered with, not a report to judge. An error that stops the run, naming it.
+std::string read_own(const fs::path& path) {
+  auto text = read_text(path);
+  if (const auto* p = problem(text)) throw std::runtime_error(p->message);
+  return std::move(std::get<std::string>(text));
 }
 
 // The file's text, or "" when it cannot be read: for output quoted in a message, never an error.
@@ -81,8 +93,8 @@ void write_atomically(const fs::path& path, const std::string& text) {
 
 // The listing command, its output to files, bounded by the evaluate timeout (discovery's own
 // default when that is 0: a listing that hangs must not hang the campaign). Returns its exit
-// status, -1 when it timed out; throws when it cannot start.
-int run_to_files(std::vector<std::string> argv, const fs::path& out, const fs::path& err,
+// status, -1 when it timed out; the reason when it cannot start.
+Parsed<int> run_to_files(std::vector<std::string> argv, const fs::path& out, const fs::path& err,
                  std::chrono::milliseconds timeout, const std::vector<fs::path>& path_prepend, const fs::path& workdir) {
   using Output = jobs::SubprocessSpec::Output;
   const auto result = jobs::run_subprocess({.argv = std::move(argv),
@@ -93,7 +105,7 @@ int run_to_files(std::vector<std::string> argv, const fs::path& out, const fs::p
                                             .stdout_file = out,
                                             .stderr_file = err,
                                             .path_prepend = path_prepend});
-  if (!result.started) throw suites::ReportError(result.error);
+  if (!result.started) return ReportProblem{result.error};
   return result.timed_out ? -1 : result.exit_code;
 }
 
@@ -106,7 +118,7 @@ std::vector<std::string> suites_split_lines(const std::string& text) {
 }
 
 // [evaluate] list's output: one test name a line; blank lines ignored, a name twice an error.
-std::vector<std::string> parse_listing(const std::string& text, const std::string& source) {
+Parsed<std::vector<std::string>> parse_listing(const std::string& text, const std::string& source) {
   std::vector<std::string> names;
   std::set<std::string> seen;
   std::istringstream in(text);
@@ -116,7 +128,7 @@ std::vector<std::string> parse_listing(const std::string& text, const std::strin
     while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.pop_back();
     if (line.empty()) continue;
     if (!seen.insert(line).second)
-      throw suites::ReportError(fmt::format("{}:{}: test '{}' listed twice", source, number, line));
+      return ReportProblem{fmt::format("{}:{}: test '{}' listed twice", source, number, line)};
     names.push_back(std::move(line));
   }
   return names;
@@ -192,7 +204,10 @@ std::vector<std::string> SuiteStage::test_files() {
                                       type == fs::file_type::not_found || ec ? "does not exist"
                                                                              : "is not a file or a FIFO (a folder?)",
                                       here.string()));
-      const auto entries = suites::parse_file_list(read_text(in_workdir(list)));
+      auto text = read_text(in_workdir(list));
+      if (const auto* p = problem(text))
+        throw ConfigError(fmt::format("{}: [evaluate] files: list file {}", config, p->message));
+      const auto entries = suites::parse_file_list(std::get<std::string>(text));
       for (std::size_t i = 0; i < entries.size(); ++i) {
         if (!fs::is_regular_file(in_workdir(entries[i])))
           throw ConfigError(fmt::format("{}: [evaluate] files: {}: '{}' is not a file (relative to {})", config,
@@ -260,7 +275,7 @@ std::vector<std::string> SuiteStage::test_files() {
 std::vector<std::string> SuiteStage::candidate_files(std::int64_t candidate) {
   const fs::path path = candidate_dir(candidate) / "files.txt";
   if (fs::exists(path)) {
-    std::istringstream in(read_text(path));
+    std::istringstream in(read_own(path));
     std::vector<std::string> files;
     for (std::string line; std::getline(in, line);)
       if (!line.empty()) files.push_back(line);
@@ -278,7 +293,8 @@ std::vector<std::string> SuiteStage::candidate_files(std::int64_t candidate) {
 // (per_file records each file as a test; a files suite's cases are summed per file), by count
 // without them. Decided with files.txt and kept (assignment.txt); a candidate whose files.txt
 // was written before flotilla balanced files has no assignment.txt and keeps round-robin.
-std::vector<std::int32_t> SuiteStage::file_assignment(std::int64_t candidate, const std::vector<std::string>& files) {
+Parsed<std::vector<std::int32_t>> SuiteStage::file_assignment(std::int64_t candidate,
+                                                              const std::vector<std::string>& files) {
   const fs::path path = candidate_dir(candidate) / "assignment.txt";
   if (fs::exists(path)) return read_assignment(path, files.size());
   if (m_fresh_files.count(candidate) == 0) return suites::assign_shards({}, files.size(), m_s.shards);
@@ -290,12 +306,13 @@ std::vector<std::int32_t> SuiteStage::file_assignment(std::int64_t candidate, co
 
 // The files of one shard, as assemble() checks them: each by its path relative to the working
 // folder (how it is shown) and the absolute path the shard's list gave the command.
-std::vector<std::vector<std::string>> SuiteStage::shard_files(std::int64_t candidate, int shard) {
+Parsed<std::vector<std::vector<std::string>>> SuiteStage::shard_files(std::int64_t candidate, int shard) {
   const auto files = candidate_files(candidate);
   const auto assignment = file_assignment(candidate, files);
+  if (const auto* p = problem(assignment)) return *p;
   const fs::path& here = m_s.workdir;
   std::vector<std::vector<std::string>> out;
-  for (auto i : suites::tests_of_shard(assignment, shard)) {
+  for (auto i : suites::tests_of_shard(std::get<0>(assignment), shard)) {
     const std::string& absolute = files[static_cast<std::size_t>(i)];
     const std::string relative = fs::path(absolute).lexically_relative(here).string();
     out.push_back(relative.empty() || relative == absolute ? std::vector<std::string>{absolute}
@@ -356,20 +373,23 @@ void SuiteStage::add_shard_values(Values& values, std::int64_t candidate, int sh
   values["report"] = report_path(candidate, shard, attempt).string();
   if (flotilla_selects()) {
     // The shard's tests come from the discovery, so it runs before the shards (on this host).
-    try {
-      const auto names = *discovery(candidate, jobs::render_argv(m_s.evaluate_command, values));
-      selected_assignment(candidate, names);  // writes every shard's selection the first time
-      m_discovery_error.erase(candidate);
-    } catch (const suites::ReportError& e) {
-      m_discovery_error[candidate] = e.what();  // the shard fails with it, so the candidate is rolled back
+    // A discovery that fails fails the shard with its reason, so the candidate is rolled back.
+    const auto names = discovery(candidate, jobs::render_argv(m_s.evaluate_command, values));
+    const auto* failed = problem(names);
+    if (!failed) {
+      const auto assignment = selected_assignment(candidate, **std::get_if<0>(&names));  // writes every shard's selection the first time
+      failed = problem(assignment);
     }
+    if (failed) m_discovery_error[candidate] = failed->message;
+    else m_discovery_error.erase(candidate);
     return;
   }
   if (!file_suite()) return;
   const auto files = candidate_files(candidate);
   const auto assignment = file_assignment(candidate, files);
+  if (const auto* p = problem(assignment)) throw std::runtime_error(p->message);  // assignment.txt, ours
   std::string list;
-  const auto mine = suites::tests_of_shard(assignment, shard);
+  const auto mine = suites::tests_of_shard(std::get<0>(assignment), shard);
   for (auto i : mine) list += files[static_cast<std::size_t>(i)] + "\n";
   const fs::path list_path = candidate_dir(candidate) / fmt::format("shard-{}.files", shard);
   write_atomically(list_path, list);
@@ -434,14 +454,17 @@ void SuiteStage::finish_shard_task(jobs::TaskSpec& spec, std::int64_t candidate,
 // reports (to judge it) and once for the verdict, and held in memory only meanwhile.
 // With the discovery, reported names are mapped back to the listed ones where the report derives
 // its own (pytest's JUnit classname.name: suites::rename_reported).
-std::vector<suites::TestResult> SuiteStage::report(std::int64_t candidate, int index, int attempt,
-                                                   const std::optional<std::vector<std::string>>& discovered) const {
+Parsed<std::vector<suites::TestResult>> SuiteStage::report(
+    std::int64_t candidate, int index, int attempt, const std::optional<std::vector<std::string>>& discovered) const {
   const fs::path path = report_path(candidate, index, attempt);
-  const std::string text = read_text(path);
-  auto results = report_format().parse(text, path.string());
-  if (const auto rename = suites::suite_protocol(m_s.suite).discovery.report_name; rename && discovered)
-    suites::rename_reported(results, *discovered, rename, path.string());
-  return results;
+  const auto text = read_text(path);
+  if (const auto* p = problem(text)) return *p;
+  return suites::parsed([&] {
+    auto results = report_format().parse(std::get<std::string>(text), path.string());
+    if (const auto rename = protocol().discovery.report_name; rename && discovered)
+      suites::rename_reported(results, *discovered, rename, path.string());
+    return results;
+  });
 }
 
 void SuiteStage::judge(results::TrialRecord& trial) {
@@ -452,19 +475,20 @@ void SuiteStage::judge(results::TrialRecord& trial) {
     trial.reason = error->second;
     return;
   }
-  try {
-    const auto tests = report(trial.candidate, trial.index, trial.attempt);
-    const auto failed = std::count_if(tests.begin(), tests.end(),
-                                      [](const auto& t) { return results::is_failure(t.outcome); });
-    if (trial.status == results::TrialStatus::timeout) trial.metrics.push_back({"timed_out", 1});
-    trial.metrics.push_back({"tests_reported", static_cast<double>(tests.size())});
-    trial.metrics.push_back({"tests_failed", static_cast<double>(failed)});
-    trial.status = results::TrialStatus::ok;  // the tests' outcomes go to the gate
-    trial.reason.clear();
-  } catch (const suites::ReportError& e) {
+  const auto reported = report(trial.candidate, trial.index, trial.attempt);
+  if (const auto* p = problem(reported)) {
     if (trial.status == results::TrialStatus::ok) trial.status = results::TrialStatus::failed;
-    trial.reason = fmt::format("{}{}no readable report: {}", trial.reason, trial.reason.empty() ? "" : "; ", e.what());
+    trial.reason = fmt::format("{}{}no readable report: {}", trial.reason, trial.reason.empty() ? "" : "; ", p->message);
+    return;
   }
+  const auto& tests = std::get<0>(reported);
+  const auto failed = std::count_if(tests.begin(), tests.end(),
+                                    [](const auto& t) { return results::is_failure(t.outcome); });
+  if (trial.status == results::TrialStatus::timeout) trial.metrics.push_back({"timed_out", 1});
+  trial.metrics.push_back({"tests_reported", static_cast<double>(tests.size())});
+  trial.metrics.push_back({"tests_failed", static_cast<double>(failed)});
+  trial.status = results::TrialStatus::ok;  // the tests' outcomes go to the gate
+  trial.reason.clear();
 }
 
 bool SuiteStage::awaits_verdict(std::int64_t candidate, const std::vector<results::TrialRecord>& trials) const {
@@ -524,29 +548,33 @@ std::vector<double> SuiteStage::reference_seconds(std::int64_t candidate, const 
 // and kept on disk (assignment.txt, and the selection of every shard: ctest's -I numbers, the
 // others' selectors), so a shard made again on resume or as a later attempt gets exactly the
 // tests it had.
-std::vector<std::int32_t> SuiteStage::selected_assignment(std::int64_t candidate, const std::vector<std::string>& names) {
+Parsed<std::vector<std::int32_t>> SuiteStage::selected_assignment(std::int64_t candidate,
+                                                                  const std::vector<std::string>& names) {
   const fs::path path = candidate_dir(candidate) / "assignment.txt";
   if (fs::exists(path)) {
     auto assignment = read_assignment(path, names.size());
-    record_shard_sizes(candidate, assignment);
+    if (const auto* kept = std::get_if<0>(&assignment)) record_shard_sizes(candidate, *kept);
     return assignment;
   }
+  const auto selectors = test_selectors(candidate, names);
+  if (const auto* p = problem(selectors)) return *p;
   const auto assignment = suites::assign_shards(reference_seconds(candidate, names, false), names.size(), m_s.shards);
   record_shard_sizes(candidate, assignment);
   const auto& selection = protocol().selection;
-  const auto selectors = test_selectors(candidate, names);
   for (int shard = 0; shard < m_s.shards; ++shard)
     write_atomically(candidate_dir(candidate) / fmt::format("shard-{}.{}", shard, selection.shard_extension),
-                     selection.shard_text(selectors, suites::tests_of_shard(assignment, shard)));
+                     selection.shard_text(std::get<0>(selectors), suites::tests_of_shard(assignment, shard)));
   return write_assignment(path, assignment);  // last: its presence means every selection is written
 }
 
-std::vector<std::int32_t> SuiteStage::read_assignment(const fs::path& path, std::size_t tests) const {
+Parsed<std::vector<std::int32_t>> SuiteStage::read_assignment(const fs::path& path, std::size_t tests) const {
+  const auto text = read_text(path);
+  if (const auto* p = problem(text)) return *p;
   std::vector<std::int32_t> assignment;
-  std::istringstream in(read_text(path));
+  std::istringstream in(std::get<std::string>(text));
   for (std::int32_t shard = 0; in >> shard;) assignment.push_back(shard);
   if (assignment.size() != tests)
-    throw suites::ReportError(fmt::format("{}: {} shards for {} tests", path.string(), assignment.size(), tests));
+    return ReportProblem{fmt::format("{}: {} shards for {} tests", path.string(), assignment.size(), tests)};
   return assignment;
 }
 
@@ -560,14 +588,21 @@ std::vector<std::int32_t> SuiteStage::write_assignment(const fs::path& path, std
 // What selects each discovered test on the runner's command line (lit: its path, from the
 // kept listing; pytest: the node id, its name), one a line in a shard's or the re-run's file.
 // A selector with a line break could not be one line: refused, naming it.
-std::vector<std::string> SuiteStage::test_selectors(std::int64_t candidate, const std::vector<std::string>& names) const {
-  const auto& discovery = suites::suite_protocol(m_s.suite).discovery;
+Parsed<std::vector<std::string>> SuiteStage::test_selectors(std::int64_t candidate,
+                                                            const std::vector<std::string>& names) const {
+  const auto& discovery = protocol().discovery;
   const fs::path listing = candidate_dir(candidate) / "discovery.txt";
-  auto selectors = discovery.selectors ? discovery.selectors(read_text(listing), listing.string()) : names;
-  for (const auto& s : selectors)
+  Parsed<std::vector<std::string>> selectors = names;
+  if (discovery.selectors) {
+    const auto text = read_text(listing);
+    if (const auto* p = problem(text)) return *p;
+    selectors = suites::parsed([&] { return discovery.selectors(std::get<std::string>(text), listing.string()); });
+    if (problem(selectors)) return selectors;
+  }
+  for (const auto& s : std::get<0>(selectors))
     if (s.find_first_of("\n\r") != std::string::npos)
-      throw suites::ReportError(fmt::format("{}: test '{}' holds a line break: it cannot be given to a shard",
-                                            listing.string(), fmt::join(suites_split_lines(s), "\\n")));
+      return ReportProblem{fmt::format("{}: test '{}' holds a line break: it cannot be given to a shard",
+                                       listing.string(), fmt::join(suites_split_lines(s), "\\n"))};
   return selectors;
 }
 
@@ -577,16 +612,17 @@ void SuiteStage::add_selection(std::vector<std::string>& argv, const std::vector
                                const fs::path& report, const fs::path& file) const {
   const bool reads_file = std::find(arguments.begin(), arguments.end(), "{selectors}") != arguments.end();
   for (auto& word : suites::selection_arguments(arguments, report.string(), file.string(),
-                                                reads_file ? read_text(file) : std::string()))
+                                                reads_file ? read_own(file) : std::string()))
     argv.push_back(std::move(word));
 }
 
-std::optional<std::vector<std::string>> SuiteStage::discovery(std::int64_t candidate,
-                                                             const std::vector<std::string>& argv) {
+Parsed<std::optional<std::vector<std::string>>> SuiteStage::discovery(std::int64_t candidate,
+                                                                    const std::vector<std::string>& argv) {
   const auto& protocol = suites::suite_protocol(m_s.suite);
   const bool listed = protocol.self_sharded && m_s.suite_list != "none" && !m_s.suite_list.empty();
-  if (!protocol.discovery.parse && !listed) return std::nullopt;
-  if (auto known = m_discovered.find(candidate); known != m_discovered.end()) return known->second;
+  if (!protocol.discovery.parse && !listed) return std::optional<std::vector<std::string>>();
+  if (auto known = m_discovered.find(candidate); known != m_discovered.end())
+    return std::optional<std::vector<std::string>>(known->second);
   auto list_argv = argv;
   if (listed) {
     list_argv = jobs::render_argv(m_s.suite_list, m_list_values(candidate));
@@ -600,8 +636,9 @@ std::optional<std::vector<std::string>> SuiteStage::discovery(std::int64_t candi
     fs::create_directories(candidate_dir(candidate));
     const fs::path out = listing.string() + ".tmp", err = listing.string() + ".err";
     // In the campaign's workdir, where its shards run: relative paths mean the same to both.
-    const int status = run_to_files(list_argv, out, err, m_s.evaluate_timeout, m_path_prepend, m_s.workdir);
-    if (status != 0) {
+    const auto ran = run_to_files(list_argv, out, err, m_s.evaluate_timeout, m_path_prepend, m_s.workdir);
+    if (const auto* p = problem(ran)) return *p;
+    if (const int status = std::get<int>(ran); status != 0) {
       // Why: stderr's first line, or, for a runner that reports on stdout (pytest's collection
       // errors), its stdout's first "ERROR" line, else its last line.
       // Either file may be missing (the command could not write it): then nothing is quoted.
@@ -612,46 +649,68 @@ std::optional<std::vector<std::string>> SuiteStage::discovery(std::int64_t candi
         for (const auto& line : suites_split_lines(read_text_if_any(out)))
           if (!line.empty() && (why.empty() || !why.starts_with("ERROR"))) why = line;
       }
-      throw suites::ReportError(fmt::format("candidate {}: test {} '{}' {}{}{} ({}: {})", candidate,
-                                            listed ? "listing ([evaluate] list)" : "discovery",
-                                            fmt::join(list_argv, " "),
-                                            status < 0 ? "timed out" : fmt::format("ended with exit code {}", status),
-                                            why.empty() ? "" : ": ", why, shown == err ? "stderr" : "output",
-                                            shown.string()));
+      return ReportProblem{fmt::format("candidate {}: test {} '{}' {}{}{} ({}: {})", candidate,
+                                       listed ? "listing ([evaluate] list)" : "discovery", fmt::join(list_argv, " "),
+                                       status < 0 ? "timed out" : fmt::format("ended with exit code {}", status),
+                                       why.empty() ? "" : ": ", why, shown == err ? "stderr" : "output",
+                                       shown.string())};
     }
     fs::rename(out, listing);
   }
-  auto names = listed ? parse_listing(read_text(listing), listing.string())
-                      : protocol.discovery.parse(read_text(listing), listing.string());
+  const auto text = read_text(listing);
+  if (const auto* p = problem(text)) return *p;
+  auto names = listed ? parse_listing(std::get<std::string>(text), listing.string())
+                      : suites::parsed([&] { return protocol.discovery.parse(std::get<std::string>(text), listing.string()); });
+  if (const auto* p = problem(names)) return *p;
   // Kept for the candidate's shards (ctest divides them by it), until its verdict.
-  return m_discovered.insert_or_assign(candidate, std::move(names)).first->second;
+  return std::optional<std::vector<std::string>>(
+      m_discovered.insert_or_assign(candidate, std::move(std::get<0>(names))).first->second);
 }
 
-suites::Assembled SuiteStage::assemble(std::int64_t candidate, const std::vector<std::string>& argv,
-                                       const std::vector<results::TrialRecord>& trials) {
+Parsed<suites::Assembled> SuiteStage::assemble(std::int64_t candidate, const std::vector<std::string>& argv,
+                                               const std::vector<results::TrialRecord>& trials) {
   const auto latest = latest_evaluations(candidate, trials);
-  const auto discovered = discovery(candidate, argv);
+  const auto listed = discovery(candidate, argv);
+  if (const auto* p = problem(listed)) return *p;
+  const auto& discovered = std::get<0>(listed);
   std::vector<std::int32_t> assignment;  // empty for a listing: its command shards itself
   if (const auto divide = protocol().selection.runner_assignment; discovered && divide)
     assignment = divide(*discovered, m_s.shards);
-  if (discovered && flotilla_selects()) assignment = selected_assignment(candidate, *discovered);
+  if (discovered && flotilla_selects()) {
+    auto selected = selected_assignment(candidate, *discovered);
+    if (const auto* p = problem(selected)) return *p;
+    assignment = std::move(std::get<0>(selected));
+  }
   std::vector<suites::ShardRun> runs;
   for (int shard = 0; shard < m_s.shards; ++shard) {
     const results::TrialRecord& t = *latest.at(shard);
-    suites::ShardRun run{.shard = shard, .results = report(candidate, shard, t.attempt, discovered),
+    auto reported = report(candidate, shard, t.attempt, discovered);
+    if (const auto* p = problem(reported)) return *p;
+    suites::ShardRun run{.shard = shard, .results = std::move(std::get<0>(reported)),
                          .timed_out = has_metric(t, "timed_out")};
     if (discovered && !assignment.empty()) run.given = suites::tests_of_shard(assignment, shard);
-    if (file_suite()) run.files = shard_files(candidate, shard);
+    if (file_suite()) {
+      auto files = shard_files(candidate, shard);
+      if (const auto* p = problem(files)) return *p;
+      run.files = std::move(std::get<0>(files));
+    }
     if (t.exit_code != 0) run.ended = fmt::format("exit code {}", t.exit_code);
     runs.push_back(std::move(run));
   }
-  auto assembled = suites::assemble(discovered, runs);
+  auto assembled = suites::parsed([&] { return suites::assemble(discovered, runs); });
+  if (problem(assembled)) return assembled;
+  auto& whole = std::get<0>(assembled);
   if (auto rerun = latest.find(rerun_index()); rerun != latest.end()) {
-    const bool readable = rerun->second->status == results::TrialStatus::ok;
-    suites::apply_rerun(assembled, suites::failures_to_rerun(assembled),
-                        readable ? report(candidate, rerun_index(), rerun->second->attempt, discovered)
-                                 : std::vector<suites::TestResult>{},
-                        has_metric(*rerun->second, "timed_out"));
+    Parsed<std::vector<suites::TestResult>> rerun_results = std::vector<suites::TestResult>{};
+    if (rerun->second->status == results::TrialStatus::ok)
+      rerun_results = report(candidate, rerun_index(), rerun->second->attempt, discovered);
+    if (const auto* p = problem(rerun_results)) return *p;
+    const auto applied = suites::parsed([&] {
+      suites::apply_rerun(whole, suites::failures_to_rerun(whole), std::get<0>(rerun_results),
+                          has_metric(*rerun->second, "timed_out"));
+      return true;
+    });
+    if (const auto* p = problem(applied)) return *p;
   }
   return assembled;
 }
@@ -662,15 +721,14 @@ std::optional<jobs::TaskSpec> SuiteStage::rerun_task(std::int64_t candidate, std
   if (!protocol().reruns || !m_s.rerun_failures) return std::nullopt;
   const fs::path selection_file = candidate_dir(candidate) / fmt::format("rerun.{}", selection.rerun_extension);
   if (latest_evaluations(candidate, trials).contains(rerun_index())) return std::nullopt;
-  std::vector<std::int64_t> failures;
-  try {
-    const auto assembled = assemble(candidate, argv, trials);
-    failures = suites::failures_to_rerun(assembled);
-    if (failures.empty()) return std::nullopt;
-    write_atomically(selection_file, selection.rerun_text(test_selectors(candidate, assembled.suite.names), failures));
-  } catch (const suites::ReportError&) {
-    return std::nullopt;  // the verdict reports it
-  }
+  // A report that cannot be assembled makes no re-run: the verdict reports it.
+  const auto assembled = assemble(candidate, argv, trials);
+  if (problem(assembled)) return std::nullopt;
+  const auto failures = suites::failures_to_rerun(std::get<0>(assembled));
+  if (failures.empty()) return std::nullopt;
+  const auto selectors = test_selectors(candidate, std::get<0>(assembled).suite.names);
+  if (problem(selectors)) return std::nullopt;
+  write_atomically(selection_file, selection.rerun_text(std::get<0>(selectors), failures));
   const fs::path report = report_path(candidate, rerun_index(), attempt);
   add_selection(argv, selection.rerun_arguments, report, selection_file);
   return jobs::TaskSpec{.id = encode_task_id({candidate, results::TrialKind::evaluate, rerun_index()}),
@@ -755,67 +813,70 @@ results::TrialRecord SuiteStage::verdict(results::Store& store, std::int64_t can
                                          std::optional<std::int64_t> baseline) {
   results::TrialRecord v{.candidate = candidate, .kind = results::TrialKind::evaluate, .index = verdict_index(),
                          .start = now_seconds(), .objective = std::nan("")};
-  try {
-    const auto tested = store.tested_candidates();  // the index only: outcomes are read once, below
-    if (std::find(tested.begin(), tested.end(), candidate) == tested.end()) {
-      auto assembled = assemble(candidate, argv, trials);
-      const auto suite = store.add_test_suite(assembled.suite);
-      store.add_test_results({.candidate = candidate, .suite = suite, .outcomes = std::move(assembled.outcomes),
-                              .durations = std::move(assembled.durations),
-                              .messages = std::move(assembled.messages),
-                              .numbers = std::move(assembled.numbers)});
+  const auto tested = store.tested_candidates();  // the index only: outcomes are read once, below
+  if (std::find(tested.begin(), tested.end(), candidate) == tested.end()) {
+    auto parsed = assemble(candidate, argv, trials);
+    if (const auto* p = problem(parsed)) {
+      v.status = results::TrialStatus::failed;
+      v.reason = p->message;
+      m_discovered.erase(candidate);
+      v.end = now_seconds();
+      return v;
     }
-    // The verdict comes from the recorded bytes, as `flotilla results tests` computes it.
-    const auto mine = *store.test_results(candidate);
-    const auto summary = results::summarize(mine.outcomes);
-    results::TestDiff diff;
-    std::optional<results::CandidateTests> reference;
-    std::optional<results::TestSummary> reference_summary;
-    if (m_s.require == results::TestGate::no_regression && baseline == candidate) {
-      reference_summary = summary;
-    } else if (m_s.require == results::TestGate::no_regression && baseline &&
-               (reference = store.test_results(*baseline))) {
-      reference_summary = results::summarize(reference->outcomes);
-      diff = reference->suite == mine.suite
-                 ? results::diff_outcomes(reference->outcomes, mine.outcomes)
-                 : results::diff_outcomes(store.test_suite(reference->suite), reference->outcomes,
-                                          store.test_suite(mine.suite), mine.outcomes);
-    }
-    const auto fallen = number_regressions(store, mine, reference, diff);
-    const bool all_pass = m_s.require == results::TestGate::all_pass;
-    const auto decide = [&](const results::GateNames& names) {
-      return results::decide_gate(m_s.require, summary, all_pass ? nullptr : reference_summary ? &*reference_summary : nullptr,
-                                  all_pass || !reference_summary ? nullptr : &diff, names);
-    };
-    results::GateVerdict gate = decide({});
-    if (!gate.passed) {
-      auto names = gate_names(store, mine, reference, diff, fallen);
-      if (file_suite() && summary.not_run > 0) add_unmatched_names(names, store.test_suite(mine.suite), candidate);
-      gate = decide(names);
-    }
-    v.status = gate.passed ? results::TrialStatus::ok : results::TrialStatus::failed;
-    v.reason = gate.reason;
-    v.metrics = {{"tests", static_cast<double>(summary.total)},
-                 {"tests_passed", static_cast<double>(summary.pass)},
-                 {"tests_failed", static_cast<double>(summary.fail + summary.error + summary.timeout)},
-                 {"tests_skipped", static_cast<double>(summary.skip)},
-                 {"tests_not_run", static_cast<double>(summary.not_run)},
-                 {"tests_flaky", static_cast<double>(summary.flaky)},
-                 {"tests_regressions", static_cast<double>(diff.regression_count())},
-                 {"tests_fixes", static_cast<double>(diff.fixes.size())}};
-    if (!m_s.suite_no_drop.empty()) v.metrics.push_back({"tests_fewer_checks", static_cast<double>(fallen.size())});
-    // What intent.objective = tests.passed / tests.GROUP counts (docs/propose.md): the tests (per
-    // file: files) that passed, and each summary group's sum over the files that gave it.
-    v.metrics.push_back({"tests.passed", static_cast<double>(summary.pass)});
-    std::map<std::string, double> groups;
-    for (const auto& n : mine.numbers)
-      if (std::isfinite(n.value)) groups[n.name] += n.value;
-    for (const auto& [name, sum] : groups)
-      if (name != "passed") v.metrics.push_back({"tests." + name, sum});  // tests.passed counts tests
-  } catch (const suites::ReportError& e) {
-    v.status = results::TrialStatus::failed;
-    v.reason = e.what();
+    auto& assembled = std::get<0>(parsed);
+    const auto suite = store.add_test_suite(assembled.suite);
+    store.add_test_results({.candidate = candidate, .suite = suite, .outcomes = std::move(assembled.outcomes),
+                            .durations = std::move(assembled.durations),
+                            .messages = std::move(assembled.messages),
+                            .numbers = std::move(assembled.numbers)});
   }
+  // The verdict comes from the recorded bytes, as `flotilla results tests` computes it.
+  const auto mine = *store.test_results(candidate);
+  const auto summary = results::summarize(mine.outcomes);
+  results::TestDiff diff;
+  std::optional<results::CandidateTests> reference;
+  std::optional<results::TestSummary> reference_summary;
+  if (m_s.require == results::TestGate::no_regression && baseline == candidate) {
+    reference_summary = summary;
+  } else if (m_s.require == results::TestGate::no_regression && baseline &&
+             (reference = store.test_results(*baseline))) {
+    reference_summary = results::summarize(reference->outcomes);
+    diff = reference->suite == mine.suite
+               ? results::diff_outcomes(reference->outcomes, mine.outcomes)
+               : results::diff_outcomes(store.test_suite(reference->suite), reference->outcomes,
+                                        store.test_suite(mine.suite), mine.outcomes);
+  }
+  const auto fallen = number_regressions(store, mine, reference, diff);
+  const bool all_pass = m_s.require == results::TestGate::all_pass;
+  const auto decide = [&](const results::GateNames& names) {
+    return results::decide_gate(m_s.require, summary, all_pass ? nullptr : reference_summary ? &*reference_summary : nullptr,
+                                all_pass || !reference_summary ? nullptr : &diff, names);
+  };
+  results::GateVerdict gate = decide({});
+  if (!gate.passed) {
+    auto names = gate_names(store, mine, reference, diff, fallen);
+    if (file_suite() && summary.not_run > 0) add_unmatched_names(names, store.test_suite(mine.suite), candidate);
+    gate = decide(names);
+  }
+  v.status = gate.passed ? results::TrialStatus::ok : results::TrialStatus::failed;
+  v.reason = gate.reason;
+  v.metrics = {{"tests", static_cast<double>(summary.total)},
+               {"tests_passed", static_cast<double>(summary.pass)},
+               {"tests_failed", static_cast<double>(summary.fail + summary.error + summary.timeout)},
+               {"tests_skipped", static_cast<double>(summary.skip)},
+               {"tests_not_run", static_cast<double>(summary.not_run)},
+               {"tests_flaky", static_cast<double>(summary.flaky)},
+               {"tests_regressions", static_cast<double>(diff.regression_count())},
+               {"tests_fixes", static_cast<double>(diff.fixes.size())}};
+  if (!m_s.suite_no_drop.empty()) v.metrics.push_back({"tests_fewer_checks", static_cast<double>(fallen.size())});
+  // What intent.objective = tests.passed / tests.GROUP counts (docs/propose.md): the tests (per
+  // file: files) that passed, and each summary group's sum over the files that gave it.
+  v.metrics.push_back({"tests.passed", static_cast<double>(summary.pass)});
+  std::map<std::string, double> groups;
+  for (const auto& n : mine.numbers)
+    if (std::isfinite(n.value)) groups[n.name] += n.value;
+  for (const auto& [name, sum] : groups)
+    if (name != "passed") v.metrics.push_back({"tests." + name, sum});  // tests.passed counts tests
   m_discovered.erase(candidate);
   v.end = now_seconds();
   return v;

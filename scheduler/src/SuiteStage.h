@@ -105,24 +105,29 @@ class SuiteStage {
   void wrap_per_file_task(jobs::TaskSpec& spec, std::int64_t candidate, int shard, int attempt) const;
   std::vector<std::string> test_files();
   std::vector<std::string> candidate_files(std::int64_t candidate);
-  std::vector<std::vector<std::string>> shard_files(std::int64_t candidate, int shard);
+  suites::Parsed<std::vector<std::vector<std::string>>> shard_files(std::int64_t candidate, int shard);
   void record_shard_sizes(std::int64_t candidate, const std::vector<std::int32_t>& assignment);
   std::optional<results::CandidateTests> reference_record(std::int64_t candidate) const;
   std::vector<double> reference_seconds(std::int64_t candidate, const std::vector<std::string>& names, bool by_file) const;
   bool flotilla_selects() const;
-  std::vector<std::int32_t> selected_assignment(std::int64_t candidate, const std::vector<std::string>& names);
-  std::vector<std::int32_t> file_assignment(std::int64_t candidate, const std::vector<std::string>& files);
-  std::vector<std::int32_t> read_assignment(const std::filesystem::path& path, std::size_t tests) const;
+  suites::Parsed<std::vector<std::int32_t>> selected_assignment(std::int64_t candidate,
+                                                                const std::vector<std::string>& names);
+  suites::Parsed<std::vector<std::int32_t>> file_assignment(std::int64_t candidate, const std::vector<std::string>& files);
+  suites::Parsed<std::vector<std::int32_t>> read_assignment(const std::filesystem::path& path, std::size_t tests) const;
   std::vector<std::int32_t> write_assignment(const std::filesystem::path& path, std::vector<std::int32_t> assignment) const;
-  std::vector<std::string> test_selectors(std::int64_t candidate, const std::vector<std::string>& names) const;
+  suites::Parsed<std::vector<std::string>> test_selectors(std::int64_t candidate, const std::vector<std::string>& names) const;
   void add_selection(std::vector<std::string>& argv, const std::vector<std::string_view>& arguments,
                      const std::filesystem::path& report, const std::filesystem::path& file) const;
   const suites::SuiteProtocol& protocol() const;
-  std::optional<std::vector<std::string>> discovery(std::int64_t candidate, const std::vector<std::string>& argv);
-  suites::Assembled assemble(std::int64_t candidate, const std::vector<std::string>& argv,
-                             const std::vector<results::TrialRecord>& trials);
-  std::vector<suites::TestResult> report(std::int64_t candidate, int index, int attempt,
-                                         const std::optional<std::vector<std::string>>& discovered = std::nullopt) const;
+  // Reports, listings and the selections made from them can be unusable: a ReportProblem naming
+  // the file, which becomes a shard's reason or a failed verdict (never an exception).
+  suites::Parsed<std::optional<std::vector<std::string>>> discovery(std::int64_t candidate,
+                                                                    const std::vector<std::string>& argv);
+  suites::Parsed<suites::Assembled> assemble(std::int64_t candidate, const std::vector<std::string>& argv,
+                                             const std::vector<results::TrialRecord>& trials);
+  suites::Parsed<std::vector<suites::TestResult>> report(
+      std::int64_t candidate, int index, int attempt,
+      const std::optional<std::vector<std::string>>& discovered = std::nullopt) const;
   void add_unmatched_names(results::GateNames& names, const results::TestSuite& suite, std::int64_t candidate);
   results::GateNames gate_names(const results::Store& store, const results::CandidateTests& mine,
                                 const std::optional<results::CandidateTests>& reference,

@@ -377,3 +377,15 @@ TEST(Reports, AnAbsurdTapPlanIsAnErrorNotAnAllocation) {
   EXPECT_EQ(error_of<ReportError>([] { parse_tap("1..99999999999999999999\n", "t.tap"); }),
             "t.tap:1: plan: '1..99999999999999999999' is not '1..N'");
 }
+
+// The parsers' one boundary: what a parser returns, or its ReportError as a value naming the
+// file and line; any other exception is not a report's problem and passes through.
+TEST(Parsed, AParsersErrorBecomesAValueNamingTheFile) {
+  const auto good = parsed([] { return parse_tap("1..1\nok 1 - a\n", "s.tap"); });
+  ASSERT_EQ(problem(good), nullptr);
+  EXPECT_EQ(std::get<0>(good).size(), 1u);
+  const auto bad = parsed([] { return parse_junit_xml("<testsuite><testcase/></testsuite>", "shard-3.xml"); });
+  ASSERT_NE(problem(bad), nullptr);
+  EXPECT_NE(problem(bad)->message.find("shard-3.xml"), std::string::npos) << problem(bad)->message;
+  EXPECT_THROW(parsed([]() -> int { throw std::logic_error("a bug"); }), std::logic_error);
+}

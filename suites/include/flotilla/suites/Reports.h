@@ -17,7 +17,9 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
+#include <variant>
 #include <vector>
 
 namespace flotilla::suites {
@@ -26,6 +28,32 @@ class ReportError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// A report, listing or selection that cannot be used, as a value: its message names the file
+// (and line and field) as ReportError's does. What callers get from `parsed`, and what the
+// evaluate stage passes on: a shard's reason, a failed verdict.
+struct ReportProblem {
+  std::string message;
+};
+template <class T>
+using Parsed = std::variant<T, ReportProblem>;
+
+// The parsers below throw ReportError from deep inside (hand-written parsers of untrusted text,
+// where a throw keeps each rule one line); this is their one boundary: what `parse` returns, or
+// the problem as a value.
+template <class F>
+auto parsed(F&& parse) -> Parsed<std::invoke_result_t<F>> {
+  try {
+    return std::forward<F>(parse)();
+  } catch (const ReportError& e) {
+    return ReportProblem{e.what()};
+  }
+}
+
+template <class T>
+const ReportProblem* problem(const Parsed<T>& value) {
+  return std::get_if<ReportProblem>(&value);
+}
 
 struct TestResult {
   std::string name;
