@@ -14,6 +14,12 @@ po::options_description help_only() {
   return desc;
 }
 
+po::options_description run_allocation_options() {
+  po::options_description desc = help_only();
+  desc.add_options()("launcher", "be the detached launcher itself (without it, start one and return once it runs)");
+  return desc;
+}
+
 std::string strategies() {
   return fmt::format("strategies: {}\n", fmt::join(search::strategy_names(), ", "));
 }
@@ -64,7 +70,8 @@ constexpr std::string_view kResultsDescription =
 constexpr std::string_view kRunAllocationDescription =
     "Internal: started by the Slurm backend with resources.slurm_start = allocate. Runs JOB_DIR/job.sh inside "
     "the Slurm allocation JOB_ID, detached from flotilla, and releases the allocation with the script's exit "
-    "status when it ends.";
+    "status when it ends. Without --launcher it starts the launcher (flotilla run-allocation --launcher, a "
+    "session of its own) and returns once the launcher has named itself in JOB_DIR/launcher.";
 
 std::string results_list() {
   std::string out = "subcommands (flotilla results SUBCOMMAND --help lists its options):\n";
@@ -97,8 +104,8 @@ const std::vector<CommandInfo>& command_table() {
       {"replay", "SPACE.csv|CACHE.json[.gz] [--strategy S] [--budget N] [--repeats R] [--seed K] [--warm-start OTHER] [--json]",
        "replay a search strategy on a recorded tuning space", kReplayDescription, replay_options,
        Operands::recorded_space, 1, SettingsUse::none, {}, strategies, false, replay_command},
-      {"run-allocation", "JOB_ID JOB_DIR", "(internal) run a job folder's script in an allocation made at once",
-       kRunAllocationDescription, help_only, Operands::job, 2, SettingsUse::none, {}, nullptr, true,
+      {"run-allocation", "[--launcher] JOB_ID JOB_DIR", "(internal) run a job folder's script in an allocation made at once",
+       kRunAllocationDescription, run_allocation_options, Operands::job, 2, SettingsUse::none, {}, nullptr, true,
        run_allocation_command},
   };
   return table;
