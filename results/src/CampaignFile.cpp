@@ -17,10 +17,13 @@
 //  - That open succeeds even while a live SWMR writer holds the file (the writer released its
 //    flock() when SWMR mode began), hence WriterLock: open_write is only called under it.
 #include "CampaignFile.h"
+#include "WriterLock.h"
 
 #include "flotilla/results/Objectives.h"
 
+#include <chrono>
 #include <string>
+#include <thread>
 
 #ifndef FLOTILLA_VERSION
 #error "FLOTILLA_VERSION must be defined by the build (results/CMakeLists.txt)"
@@ -67,7 +70,10 @@ h5::Handle create(const std::filesystem::path& path) {
   return h5::Handle(FLOTILLA_H5(H5Fcreate(path.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl.id())));
 }
 
-h5::Handle open_read(const std::filesystem::path& path, bool& swmr) {
+namespace {
+
+// SWMR read, else plain read-only; an invalid handle when neither opens (HDF5's error cleared).
+h5::Handle try_open_read(const std::filesystem::path& path, bool& swmr) {
   // SWMR read first: it is the only mode that opens a file a writer holds, or one whose writer
   // died. Files not written in the latest format refuse it, so fall back to plain read-only.
   swmr = true;
@@ -76,11 +82,41 @@ h5::Handle open_read(const std::filesystem::path& path, bool& swmr) {
   // minutes. A few attempts cover a live writer's flush; damage is then reported at once.
   h5::Handle fapl(FLOTILLA_H5(H5Pcreate(H5P_FILE_ACCESS)));
   FLOTILLA_H5(H5Pset_metadata_read_attempts(fapl.id(), kSwmrReadAttempts));
-  const hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, fapl.id());
-  if (id >= 0) return h5::Handle(id);
-  H5Eclear2(H5E_DEFAULT);
-  swmr = false;
-  return h5::Handle(FLOTILLA_H5(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT)));
+  hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDONLY | H5F_ACC_SWMR_READ, fapl.id());
+  if (id < 0) {
+    H5Eclear2(H5E_DEFAULT);
+    swmr = false;
+    id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (id < 0) H5Eclear2(H5E_DEFAULT);
+  }
+  return id >= 0 ? h5::Handle(id) : h5::Handle();
+}
+
+}  // namespace
+
+h5::Handle open_read(const std::filesystem::path& path, bool& swmr) {
+  // Neither mode opens a file whose superblock says "open for write" without SWMR: what a writer
+  // leaves between opening the file and its switch to SWMR mode (a resume reads every table in
+  // between: seconds at 10^6 trials). A live writer there is waited for (up to 10 s); a dead one's
+  // marks are cleared as the next run would clear them (open_write under the writer lock, then
+  // closed). A writer starting in that millisecond finds the lock taken and says the file is busy.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  for (bool repaired = false;;) {
+    if (auto file = try_open_read(path, swmr); file.valid()) return file;
+    if (!repaired && !WriterLock::is_held(path)) {
+      repaired = true;
+      try {
+        const auto lock = WriterLock::acquire(path);
+        (void)open_write(path);  // closed at once: the superblock is written back unmarked
+      } catch (const StoreError&) {
+        // Not a dead writer's marks (damage, no permission to write): the error below says why.
+      }
+      continue;
+    }
+    if (repaired || std::chrono::steady_clock::now() > deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return h5::Handle(FLOTILLA_H5(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT)));  // its error, with HDF5's reason
 }
 
 h5::Handle open_write(const std::filesystem::path& path) {

@@ -8,8 +8,14 @@
 // inside a Store::Group, prints "grouped <total>" and waits: the next line commits the group
 // (then "ready <total>"). Mode grouped (create) appends the first N in groups of 50, each
 // committed. At end of stdin it closes the file and exits 0. Without being killed it never
-// exits with the file open.
+// exits with the file open. Mode opened: what a resume does first (Store::open_for_append), the
+// file opened read-write in the latest format and not yet in SWMR mode, under the writer lock;
+// prints "open" and stays there until killed or its stdin ends (then closes the file; N is ignored).
 #include "test_records.h"
+
+#include <hdf5.h>
+
+#include "WriterLock.h"
 
 #include <cstdlib>
 #include <iostream>
@@ -24,6 +30,19 @@ int main(int argc, char** argv) {
   }
   try {
     const std::string mode = argv[1];
+    if (mode == "opened") {
+      const auto lock = WriterLock::acquire(argv[2]);
+      const hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+      H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);
+      const hid_t file = H5Fopen(argv[2], H5F_ACC_RDWR, fapl);
+      if (file < 0) return 1;
+      std::cout << "open" << std::endl;
+      std::string line;
+      while (std::getline(std::cin, line)) {
+      }
+      H5Fclose(file);
+      return 0;
+    }
     Store store = mode == "append" ? Store::open_for_append(argv[2])
                                    : Store::create(argv[2], testing::sample_campaign());
     std::cout << "open" << std::endl;

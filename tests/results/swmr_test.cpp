@@ -225,3 +225,60 @@ TEST(Swmr, GroupIsWrittenAtCommitAndLostWholeByAKill) {
 // Killed at a random point of a stream of committed groups (possibly inside a commit): the file
 // reopens, every trial in it is whole, and the campaign continues from there.
 TEST(Swmr, KillDuringGroupedWritesLeavesAReadableFile) { kill_writer_then_continue("grouped"); }
+
+// A writer killed between opening the file and switching it to SWMR mode (a resume's first
+// moments, which take seconds at 10^6 trials) left its superblock marked "open for write", which
+// neither a SWMR reader nor a plain one may open: `results summary` failed until the next run
+// repaired it (early_kill_never_strands_the_file hit it under load). A reader now repairs it as
+// that run would, when no writer holds the file, and reads every row.
+TEST(Swmr, AWriterKilledBeforeItsSwitchToSwmrLeavesAReadableFile) {
+  ScratchDir dir;
+  const auto path = dir / "campaign.h5";
+  {
+    WriterProcess writer("create", path, 30);
+    ASSERT_EQ(writer.read_line(), "open");
+    ASSERT_EQ(writer.read_line(), "ready 30");
+    writer.finish();
+  }
+  {
+    WriterProcess opened("opened", path, 0);
+    ASSERT_EQ(opened.read_line(), "open");
+    opened.kill_now();
+  }
+  ASSERT_FALSE(has_live_writer(path));
+  expect_samples(Store::open_read(path), 30);
+  // And the next writer appends after every row.
+  {
+    WriterProcess writer("append", path, 5);
+    ASSERT_EQ(writer.read_line(), "open");
+    ASSERT_EQ(writer.read_line(), "ready 35");
+    writer.finish();
+  }
+  expect_samples(Store::open_read(path), 35);
+}
+
+// A reader that comes while a live writer is in that window waits for it (it never clears the
+// marks of a writer that holds the file) and reads the file once the writer has moved on.
+TEST(Swmr, AReaderWaitsForALiveWriterToLeaveItsNonSwmrOpen) {
+  ScratchDir dir;
+  const auto path = dir / "campaign.h5";
+  {
+    WriterProcess writer("create", path, 10);
+    ASSERT_EQ(writer.read_line(), "open");
+    ASSERT_EQ(writer.read_line(), "ready 10");
+    writer.finish();
+  }
+  WriterProcess opened("opened", path, 0);
+  ASSERT_EQ(opened.read_line(), "open");
+  ASSERT_TRUE(has_live_writer(path));
+  std::thread finisher([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    opened.finish();  // closes the file: its marks go with it
+  });
+  const auto start = std::chrono::steady_clock::now();
+  std::size_t read = 0;
+  EXPECT_NO_THROW(read = Store::open_read(path).trials().size());
+  finisher.join();
+  EXPECT_EQ(read, 10u);
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(250));  // it waited
+}
