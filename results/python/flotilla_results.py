@@ -91,7 +91,17 @@ def _open(path):
     try:
         f = h5py.File(path, "r", swmr=True)
     except OSError:  # a file not written in the SWMR-capable format
-        f = h5py.File(path, "r")
+        try:
+            f = h5py.File(path, "r")
+        except OSError as error:
+            if "already open for write" not in str(error):
+                raise
+            # A writer killed before its switch to SWMR mode left the file marked open for write
+            # (docs/results-schema.md): flotilla's own readers clear that; this one only reads.
+            raise CampaignFileError(
+                f"{path}: marked as open for write by a writer that "
+                f"{'is starting now: try again in a moment' if has_live_writer(path) else 'was killed'}; "
+                f"`flotilla results summary {path}` (or `h5clear -s {path}`) clears the mark") from None
     if "flotilla_schema" not in f.attrs:
         f.close()
         raise CampaignFileError(f"{path}: not a flotilla campaign file (no 'flotilla_schema' attribute on /)")
