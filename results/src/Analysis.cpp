@@ -488,7 +488,8 @@ CampaignSummary summarize(const CampaignInfo& campaign, const std::vector<Candid
 CampaignSummary summarize(const Store& store) {
   const auto candidates = store.candidates();
   auto proposals = store.proposals();
-  CampaignSummary summary = summarize(store.campaign(), candidates, store.trials(), proposals);
+  CampaignSummary summary =
+      summarize(store.campaign(), candidates, store.trials(Store::TrialFields::outcomes), proposals);
   summary.provenance = provenance_of(store.events());
   add_proposals(summary, candidates, std::move(proposals));
   return summary;

@@ -287,6 +287,16 @@ void read_rows(hid_t dataset, hid_t mem_type, void* out, hsize_t count, hsize_t 
   FLOTILLA_H5(H5Dread(dataset, mem_type, mem_space.id(), file_space.id(), H5P_DEFAULT, out));
 }
 
+void read_points(hid_t dataset, hid_t mem_type, void* out, const std::vector<hsize_t>& rows) {
+  if (rows.empty()) return;
+  check_chunks(dataset, rows.front(), rows.back() - rows.front() + 1);
+  Handle file_space(FLOTILLA_H5(H5Dget_space(dataset)));
+  FLOTILLA_H5(H5Sselect_elements(file_space.id(), H5S_SELECT_SET, rows.size(), rows.data()));
+  const hsize_t count = rows.size();
+  Handle mem_space(FLOTILLA_H5(H5Screate_simple(1, &count, nullptr)));
+  FLOTILLA_H5(H5Dread(dataset, mem_type, mem_space.id(), file_space.id(), H5P_DEFAULT, out));
+}
+
 void truncate_rows(hid_t dataset, hsize_t rows) {
   FLOTILLA_H5(H5Dset_extent(dataset, &rows));
 }

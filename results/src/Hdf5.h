@@ -101,6 +101,9 @@ void check_chunks(hid_t dataset, hsize_t start, hsize_t count);
 // Reads `count` rows from row `start` as `mem_type` (which may name a subset of the fields),
 // after check_chunks.
 void read_rows(hid_t dataset, hid_t mem_type, void* out, hsize_t count, hsize_t start = 0);
+// Reads the rows at `rows` (ascending) as `mem_type` into out[0..rows.size()), after
+// check_chunks over the range they span.
+void read_points(hid_t dataset, hid_t mem_type, void* out, const std::vector<hsize_t>& rows);
 // Shrinks the dataset to `rows` rows (only outside SWMR mode).
 void truncate_rows(hid_t dataset, hsize_t rows);
 

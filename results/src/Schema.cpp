@@ -190,6 +190,25 @@ h5::Handle trial_key_type() {
   return type;
 }
 
+h5::Handle trial_outcome_type() {
+  h5::Handle type = compound(sizeof(TrialOutcomeRow));
+  add_trial_key<TrialOutcomeRow>(type.id(), kind_type());
+  add_field(type.id(), "status", offsetof(TrialOutcomeRow, status), status_type().id());
+  add_field(type.id(), "start", offsetof(TrialOutcomeRow, start), H5T_NATIVE_DOUBLE);
+  add_field(type.id(), "end", offsetof(TrialOutcomeRow, end), H5T_NATIVE_DOUBLE);
+  add_field(type.id(), "exit_code", offsetof(TrialOutcomeRow, exit_code), H5T_NATIVE_INT32);
+  add_field(type.id(), "objective", offsetof(TrialOutcomeRow, objective), H5T_NATIVE_DOUBLE);
+  add_field(type.id(), "rank", offsetof(TrialOutcomeRow, rank), H5T_NATIVE_INT32);
+  return type;
+}
+
+h5::Handle trial_text_type() {
+  h5::Handle type = compound(sizeof(TrialTextRow));
+  add_string(type.id(), "reason", offsetof(TrialTextRow, reason), sizeof(TrialTextRow::reason));
+  add_string(type.id(), "output_tail", offsetof(TrialTextRow, output_tail), sizeof(TrialTextRow::output_tail));
+  return type;
+}
+
 h5::Handle metric_name_type() {
   h5::Handle type = compound(sizeof(MetricNameRow));
   add_field(type.id(), "trial", offsetof(MetricNameRow, trial), H5T_NATIVE_INT64);
@@ -239,7 +258,8 @@ h5::Handle trial_status_type() { return status_type(); }
 
 MemoryTypes make_memory_types() {
   return {candidate_type(), trial_type(), trial_key_type(), metric_type(),      metric_trial_type(),
-          event_type(),     estimate_type(), confirmation_type(), metric_name_type(), proposal_type()};
+          event_type(),     estimate_type(), confirmation_type(), metric_name_type(), proposal_type(),
+          trial_outcome_type(), trial_text_type()};
 }
 
 h5::Handle make_file_type(hid_t memory_type) {
@@ -316,6 +336,26 @@ TrialRecord from_row(const TrialRow& row) {
   record.cores = from_field(row.cores);
   record.slurm_job = from_field(row.slurm_job);
   return record;
+}
+
+TrialRecord from_row(const TrialOutcomeRow& row) {
+  TrialRecord record;
+  record.candidate = row.candidate;
+  record.kind = static_cast<TrialKind>(row.kind);
+  record.index = row.index;
+  record.attempt = row.attempt;
+  record.status = static_cast<TrialStatus>(row.status);
+  record.start = row.start;
+  record.end = row.end;
+  record.exit_code = row.exit_code;
+  record.objective = row.objective;
+  record.rank = row.rank;
+  return record;
+}
+
+void add_texts(TrialRecord& record, const TrialTextRow& row) {
+  record.reason = from_field(row.reason);
+  record.output_tail = from_field(row.output_tail);
 }
 
 MetricRow to_row(const Metric& metric, std::int64_t trial) {

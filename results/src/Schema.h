@@ -116,6 +116,27 @@ struct TrialKeyRow {
   double end;
 };
 
+// The fields of TrialRow that a campaign's summary reads of every trial (Store::trials with
+// TrialFields::outcomes): all but the texts, which are most of a row's 1.6 KB.
+struct TrialOutcomeRow {
+  std::int64_t candidate;
+  std::int8_t kind;
+  std::int32_t index;
+  std::int32_t attempt;
+  std::int8_t status;
+  double start;
+  double end;
+  std::int32_t exit_code;
+  double objective;
+  std::int32_t rank;
+};
+
+// The texts of TrialRow a summary reads only of the trials that need them.
+struct TrialTextRow {
+  char reason[256];
+  char output_tail[1024];
+};
+
 struct MetricNameRow {
   std::int64_t trial;
   char name[64];
@@ -147,6 +168,7 @@ struct EventRow {
 inline bool written(const CandidateRow& row, std::size_t index) { return row.id == static_cast<std::int64_t>(index); }
 inline bool written(const TrialKeyRow& row) { return row.start != 0 || row.end != 0; }
 inline bool written(const TrialRow& row) { return row.start != 0 || row.end != 0; }
+inline bool written(const TrialOutcomeRow& row) { return row.start != 0 || row.end != 0; }
 inline bool written(const MetricNameRow& row) { return row.name[0] != '\0'; }
 inline bool written(const MetricRow& row) { return row.name[0] != '\0'; }
 inline bool written(const EventRow& row) { return row.time != 0 || row.kind[0] != '\0'; }
@@ -166,6 +188,8 @@ struct MemoryTypes {
   h5::Handle confirmation;
   h5::Handle metric_name;
   h5::Handle proposal;
+  h5::Handle trial_outcome;
+  h5::Handle trial_text;
 };
 
 MemoryTypes make_memory_types();
@@ -184,6 +208,8 @@ CandidateRow to_row(const CandidateRecord& record);
 CandidateRecord from_row(const CandidateRow& row);  // `config` as the row holds it (maybe cut)
 TrialRow to_row(const TrialRecord& record);
 TrialRecord from_row(const TrialRow& row);   // metrics left empty
+TrialRecord from_row(const TrialOutcomeRow& row);  // texts and metrics left empty
+void add_texts(TrialRecord& record, const TrialTextRow& row);  // reason and output_tail
 MetricRow to_row(const Metric& metric, std::int64_t trial);
 EventRow to_row(const EventRecord& record);
 EventRecord from_row(const EventRow& row);

@@ -189,6 +189,12 @@ struct Store::Impl {
     return std::string("/") + name + ": " + std::to_string(n) + (n == 1 ? " row" : " rows") +
            " a failed write left unwritten, cut";
   }
+  // `rows`: the caller's buffer, kept from one slice to the next.
+  bool read_trial_rows(hsize_t start, hsize_t count, std::vector<schema::TrialRow>& rows,
+                       std::vector<TrialRecord>& records) const;
+  bool read_trial_outcomes(hsize_t start, hsize_t count, std::vector<schema::TrialOutcomeRow>& rows,
+                           std::vector<TrialRecord>& records) const;
+
   template <class Row>
   static std::size_t written_prefix(const std::vector<Row>& rows) {
     std::size_t n = 0;
@@ -482,7 +488,51 @@ std::vector<CandidateRecord> Store::candidates() const {
 // Trial rows read at a time by Store::trials: whole chunks (schema::kChunkRows), about 6.5 MB.
 constexpr hsize_t kTrialSlice = schema::kChunkRows * 64;
 
-std::vector<TrialRecord> Store::trials() const {
+namespace {
+
+// Whether results::summarize reads the trial's reason or output tail: those of a failed trial
+// (its reason, first error line, last message line, build output) and of a confirmation pair
+// (whose reason says why a pair without a ratio failed).
+bool summary_reads_texts(const TrialRecord& t) {
+  return t.status != TrialStatus::ok || t.kind == TrialKind::confirm;
+}
+
+}  // namespace
+
+// Rows [start, start + count) of /trials appended to `records`, all their fields; false when a row
+// a failed append left unwritten ends them (the rows after it are not read).
+bool Store::Impl::read_trial_rows(hsize_t start, hsize_t count, std::vector<schema::TrialRow>& rows,
+                                  std::vector<TrialRecord>& records) const {
+  rows.resize(static_cast<std::size_t>(count));
+  h5::read_rows(m_trials.id(), m_types.trial.id(), rows.data(), count, start);
+  const auto written = written_prefix(rows);
+  for (std::size_t i = 0; i < written; ++i) records.push_back(schema::from_row(rows[i]));
+  return written == rows.size();
+}
+
+// The same with the outcome fields only (TrialFields::outcomes): the texts are read, by their
+// rows, of the trials whose summary needs them; they are most of a row's 1.6 KB.
+bool Store::Impl::read_trial_outcomes(hsize_t start, hsize_t count, std::vector<schema::TrialOutcomeRow>& rows,
+                                      std::vector<TrialRecord>& records) const {
+  rows.resize(static_cast<std::size_t>(count));
+  h5::read_rows(m_trials.id(), m_types.trial_outcome.id(), rows.data(), count, start);
+  const auto written = written_prefix(rows);
+  const auto first = records.size();
+  std::vector<hsize_t> with_texts;
+  for (std::size_t i = 0; i < written; ++i) {
+    records.push_back(schema::from_row(rows[i]));
+    if (summary_reads_texts(records.back())) with_texts.push_back(start + i);
+  }
+  if (!with_texts.empty()) {
+    std::vector<schema::TrialTextRow> texts(with_texts.size());
+    h5::read_points(m_trials.id(), m_types.trial_text.id(), texts.data(), with_texts);
+    for (std::size_t k = 0; k < texts.size(); ++k)
+      schema::add_texts(records[first + static_cast<std::size_t>(with_texts[k] - start)], texts[k]);
+  }
+  return written == rows.size();
+}
+
+std::vector<TrialRecord> Store::trials(TrialFields fields) const {
   m_impl->commit_pending();
   return with_path(m_impl->m_path, [&] {
     // Trials before metrics: a trial row is written after its metrics, so every trial read
@@ -494,13 +544,12 @@ std::vector<TrialRecord> Store::trials() const {
     const hsize_t total = h5::row_count(m_impl->m_trials.id());
     records.reserve(static_cast<std::size_t>(total));
     std::vector<schema::TrialRow> rows;
+    std::vector<schema::TrialOutcomeRow> outcomes;
     for (hsize_t start = 0; start < total; start += kTrialSlice) {
       const hsize_t count = std::min(kTrialSlice, total - start);
-      rows.resize(static_cast<std::size_t>(count));
-      h5::read_rows(m_impl->m_trials.id(), m_impl->m_types.trial.id(), rows.data(), count, start);
-      const auto written = Impl::written_prefix(rows);
-      for (std::size_t i = 0; i < written; ++i) records.push_back(schema::from_row(rows[i]));
-      if (written < rows.size()) break;  // the rows after the first unwritten one are not read
+      const bool whole = fields == TrialFields::all ? m_impl->read_trial_rows(start, count, rows, records)
+                                                    : m_impl->read_trial_outcomes(start, count, outcomes, records);
+      if (!whole) break;
     }
     m_impl->refresh(m_impl->m_metrics);
     auto metrics = h5::read_table<schema::MetricRow>(m_impl->m_metrics.id(), m_impl->m_types.metric.id());

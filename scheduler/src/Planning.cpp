@@ -23,14 +23,21 @@ TaskKey decode_task_id(std::uint64_t id) {
 
 std::optional<search::Failure> failure_of(const results::CandidateSummary& c,
                                           const std::vector<results::TrialRecord>& trials) {
+  std::vector<const results::TrialRecord*> all;
+  for (const auto& t : trials) all.push_back(&t);
+  return failure_of(c, all);
+}
+
+std::optional<search::Failure> failure_of(const results::CandidateSummary& c,
+                                          const std::vector<const results::TrialRecord*>& trials) {
   using results::CandidateStatus;
   switch (c.status) {
     case CandidateStatus::build_failed: return search::Failure::build;
     case CandidateStatus::rolled_back: return search::Failure::verification;
     case CandidateStatus::explore_failed: {
-      const bool timed_out = std::any_of(trials.begin(), trials.end(), [&](const results::TrialRecord& t) {
-        return t.candidate == c.record.id && t.kind == results::TrialKind::explore &&
-               results::failure_kind(t) == "timeout";
+      const bool timed_out = std::any_of(trials.begin(), trials.end(), [&](const results::TrialRecord* t) {
+        return t->candidate == c.record.id && t->kind == results::TrialKind::explore &&
+               results::failure_kind(*t) == "timeout";
       });
       return timed_out ? search::Failure::timeout : search::Failure::crash;
     }

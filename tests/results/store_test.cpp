@@ -1,5 +1,6 @@
 // Store round trips, idempotent ingest, dense candidate ids, truncation and reopening.
 #include "test_records.h"
+#include "flotilla/results/Analysis.h"
 
 #include <gtest/gtest.h>
 #include <hdf5.h>
@@ -421,6 +422,9 @@ TEST(Store, DamagedChunkDeepInATableIsNamed) {
   const Store store = Store::open_read(path);
   const std::string error = error_of([&] { (void)store.trials(); });
   EXPECT_NE(error.find("chunk 2 of /trials is damaged"), std::string::npos) << error;
+  // The same when only the outcome fields are read (`results summary`).
+  const std::string outcomes_error = error_of([&] { (void)store.trials(Store::TrialFields::outcomes); });
+  EXPECT_EQ(outcomes_error, error);
   EXPECT_EQ(store.events().size(), 64u * 4);
 }
 
@@ -440,4 +444,57 @@ TEST(Store, TrialsReadBackAcrossSlices) {
   ASSERT_EQ(trials.size(), static_cast<std::size_t>(kCount));
   for (std::int64_t i : {std::int64_t{0}, std::int64_t{4095}, std::int64_t{4096}, kCount - 1})
     expect_trial_eq(trials[static_cast<std::size_t>(i)], sample_trial(i));
+}
+
+// Store::trials(TrialFields::outcomes), what `results summary` reads (issue 35: decoding the 1.6 KB
+// rows whole was most of its time at 10^6 trials): every field but the placement texts, and the
+// reason and output tail of each trial that did not end ok and of each confirmation, read by
+// their rows across slices; the summary made from them is the summary made from whole rows.
+TEST(Store, TrialOutcomesReadWhatASummaryReads) {
+  ScratchDir dir;
+  const auto path = dir / "campaign.h5";
+  constexpr std::int64_t kCount = 4096 + 70;
+  const auto trial_at = [](std::int64_t i) {
+    TrialRecord t = sample_trial(i);
+    if (i % 2 == 1 && i % 7 == 0) t.kind = TrialKind::confirm;  // ok ones among them, whose texts are read too
+    if (i % 2 == 0 && i % 11 == 0) t.kind = TrialKind::build;
+    t.rank = static_cast<std::int32_t>(i % 3);
+    t.host = "node" + std::to_string(i % 5), t.device = "gpu0", t.cores = "0-3", t.slurm_job = "812_3";
+    return t;
+  };
+  {
+    Store store = Store::create(path, sample_campaign());
+    Store::Group group(store);
+    for (std::int64_t i = 0; i < kCount; ++i) {
+      if (i % 2 == 0) store.add_candidate(sample_candidate(i / 2));
+      store.add_trial(trial_at(i));
+    }
+  }
+  const Store reader = Store::open_read(path);
+  const auto all = reader.trials();
+  const auto outcomes = reader.trials(Store::TrialFields::outcomes);
+  ASSERT_EQ(all.size(), static_cast<std::size_t>(kCount));
+  ASSERT_EQ(outcomes.size(), all.size());
+  std::size_t with_texts = 0;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const auto& whole = all[i];
+    const auto& o = outcomes[i];
+    const bool texts = whole.status != TrialStatus::ok || whole.kind == TrialKind::confirm;
+    with_texts += texts;
+    TrialRecord expected = whole;
+    if (!texts) expected.reason.clear(), expected.output_tail.clear();
+    expect_trial_eq(o, expected);
+    EXPECT_EQ(o.rank, whole.rank);
+    EXPECT_EQ(o.host, "") << i;
+    EXPECT_EQ(o.device, "");
+    EXPECT_EQ(o.cores, "");
+    EXPECT_EQ(o.slurm_job, "");
+  }
+  EXPECT_GT(with_texts, all.size() / 2) << "the sample has failures of every kind in every slice";
+  EXPECT_EQ(outcomes[4096 + 1].output_tail, all[4096 + 1].output_tail) << "a failed trial's, in the second slice";
+  const auto summary = summarize(reader);
+  const auto from_whole_rows = summarize(reader.campaign(), reader.candidates(), all);
+  EXPECT_EQ(summary_json(summary, 1000), summary_json(from_whole_rows, 1000));
+  EXPECT_EQ(summary_text(summary, 1000), summary_text(from_whole_rows, 1000));
+  EXPECT_GT(summary.failed_trials, 0u);
 }

@@ -132,6 +132,110 @@ TEST_F(CampaignParts, TheLedgerAnswersFromItsTrials) {
   EXPECT_FALSE(ledger.build_failed(1)) << "the latest attempt counts";
 }
 
+// The ledger's index of trials by candidate (issue 35): the same lists as a scan of the whole
+// table, kept in step by add_trial, and rebuilt from the file on resume.
+TEST_F(CampaignParts, TheLedgerIndexesTrialsByCandidateAcrossAResume) {
+  const auto s = settings();
+  std::ostringstream err;
+  const auto scanned = [](const Ledger& ledger, std::int64_t id) {
+    std::vector<const results::TrialRecord*> out;
+    for (const auto& t : ledger.trials())
+      if (t.candidate == id) out.push_back(&t);
+    return out;
+  };
+  // With times: a row without them is one a failed append left behind, which a resume drops.
+  double clock = 1.7e9;
+  const auto timed = [&](results::TrialRecord t) {
+    t.start = clock, t.end = clock + 1, clock += 1;
+    return t;
+  };
+  {
+    Ledger ledger(s);
+    ledger.open(info(s), err);
+    for (int x = 1; x <= 3; ++x) ledger.add_candidate(1, s.space.parse_configuration(fmt::format("x={}", x)), "random");
+    // Interleaved, as a round's tasks come back.
+    ledger.add_trial(timed(trial(2, results::TrialKind::explore, 0)));
+    ledger.add_trial(timed(trial(0, results::TrialKind::explore, 0)));
+    ledger.add_trial(timed(trial(2, results::TrialKind::explore, 1, results::TrialStatus::timeout)));
+    EXPECT_FALSE(ledger.add_trial(timed(trial(2, results::TrialKind::explore, 1)))) << "recorded once";
+    ledger.add_trial(timed(trial(0, results::TrialKind::evaluate, 0)));
+    for (std::int64_t id = 0; id < 3; ++id) EXPECT_EQ(ledger.trials_of(id), scanned(ledger, id)) << id;
+    EXPECT_EQ(ledger.trials_of(2).size(), 2u);
+    EXPECT_TRUE(ledger.trials_of(1).empty());
+    EXPECT_TRUE(ledger.trials_of(7).empty()) << "an unknown candidate has no trials";
+    EXPECT_TRUE(ledger.trials_of(-1).empty());
+  }
+  Ledger resumed(s);
+  EXPECT_TRUE(resumed.open(info(s), err));
+  ASSERT_EQ(resumed.trials().size(), 4u) << "every trial recorded is read back";
+  for (std::int64_t id = 0; id < 3; ++id) EXPECT_EQ(resumed.trials_of(id), scanned(resumed, id)) << id;
+  ASSERT_EQ(resumed.trials_of(2).size(), 2u);
+  EXPECT_EQ(resumed.trials_of(2)[1]->status, results::TrialStatus::timeout);
+  const auto reads = resumed.trial_reads();
+  EXPECT_EQ(resumed.explore_outcome(2), false);
+  EXPECT_EQ(resumed.trial_reads() - reads, 2u) << "candidate 2's trials only";
+  EXPECT_EQ(resumed.explore_outcome(0), std::nullopt) << "one repeat of two";
+  // The resumed index grows with the trials this run records.
+  resumed.add_trial(timed(trial(1, results::TrialKind::build, 0, results::TrialStatus::failed)));
+  resumed.add_trial(timed(trial(0, results::TrialKind::explore, 1)));
+  for (std::int64_t id = 0; id < 3; ++id) EXPECT_EQ(resumed.trials_of(id), scanned(resumed, id)) << id;
+  EXPECT_TRUE(resumed.build_failed(1));
+  EXPECT_EQ(resumed.explore_outcome(0), true);
+}
+
+// The per-candidate questions read the candidate's trials only, and the summary is computed once
+// per change of the tables (issue 35: each was a scan of every trial, so a campaign's rounds cost
+// O(candidates x trials)). Counted in trial records read, not timed.
+TEST_F(CampaignParts, TheLedgerReadsOneCandidatesTrialsAndSummarisesOncePerChange) {
+  const auto s = settings();
+  std::ostringstream err;
+  Ledger ledger(s);
+  ledger.open(info(s), err);
+  constexpr int kCandidates = 8;
+  ledger.add_candidate(0, s.space.parse_configuration("x=1"), "baseline");
+  for (int x = 2; x <= kCandidates; ++x)
+    ledger.add_candidate(1, s.space.parse_configuration(fmt::format("x={}", x)), "random");
+  for (int id = 0; id < kCandidates; ++id) {
+    ledger.add_trial(trial(id, results::TrialKind::explore, 0));
+    ledger.add_trial(trial(id, results::TrialKind::explore, 1));
+    ledger.add_trial(trial(id, results::TrialKind::evaluate, 0));
+  }
+  const std::uint64_t all = ledger.trials().size();
+  auto reads = ledger.trial_reads();
+  const auto read_since = [&] {
+    const auto n = ledger.trial_reads() - reads;
+    reads = ledger.trial_reads();
+    return n;
+  };
+  EXPECT_EQ(ledger.explore_outcome(5), true);
+  EXPECT_EQ(read_since(), 3u) << "candidate 5's three trials";
+  EXPECT_FALSE(ledger.build_failed(5));
+  EXPECT_EQ(read_since(), 3u);
+  EXPECT_EQ(ledger.trials_of(3).size(), 3u);
+  EXPECT_EQ(read_since(), 3u);
+
+  const auto fresh = [&] {
+    return results::summary_json(
+        results::summarize(ledger.store().campaign(), ledger.candidates(), ledger.trials(), ledger.proposals()), 100);
+  };
+  EXPECT_EQ(results::summary_json(ledger.summarize(), 100), fresh());
+  EXPECT_EQ(read_since(), all) << "the first summary reads every trial";
+  ledger.summarize();
+  ledger.summarize_ids({1, 2});
+  EXPECT_EQ(read_since(), 0u) << "nothing changed: the same summary";
+  ledger.add_trial(trial(2, results::TrialKind::evaluate, 1, results::TrialStatus::failed));
+  EXPECT_EQ(ledger.summarize_ids({2})[0].status, results::CandidateStatus::rolled_back) << "a new trial is seen";
+  EXPECT_EQ(read_since(), all + 1);
+  EXPECT_EQ(results::summary_json(ledger.summarize(), 100), fresh());
+  read_since();
+  ledger.add_candidate(2, s.space.parse_configuration("x=8"), "random");
+  EXPECT_EQ(ledger.summarize().candidates.size(), static_cast<std::size_t>(kCandidates + 1)) << "a new candidate too";
+  EXPECT_EQ(read_since(), all + 1);
+  ledger.add_proposal({.round = 2, .status = results::ProposalStatus::refused, .name = "p"});
+  ledger.summarize();
+  EXPECT_EQ(read_since(), all + 1) << "and a new proposal";
+}
+
 TEST(PairOrder, BlocksOfTwoRunOneEachWay) {
   for (std::uint64_t seed : {1u, 7u, 1234u}) {
     const auto order = pair_order(seed, 3, 20);

@@ -26,7 +26,8 @@ nlohmann::json campaign_json(const results::CampaignInfo& info) {
 
 int run_summary(const po::variables_map& vm, const std::vector<std::string>& files, std::ostream& out) {
   const bool json = vm.count("json");
-  auto c = load_campaign(files[0], json);
+  // The summary alone reads the trials' outcomes, not their host or output texts (issue 35).
+  auto c = load_campaign(files[0], json, results::Store::TrialFields::outcomes);
   const auto top = vm["top"].as<std::size_t>();
   if (!json) {
     out << results::wrap_report(results::summary_text(c.summary, top), static_cast<std::size_t>(scheduler::stdout_columns()));

@@ -25,12 +25,12 @@ std::string pad(const std::string& text, std::size_t to, Table::Align align) {
 
 }  // namespace
 
-LoadedCampaign load_campaign(const std::string& path, bool json) {
+LoadedCampaign load_campaign(const std::string& path, bool json, results::Store::TrialFields fields) {
   auto store = results::Store::open_read(path);
   LoadedCampaign c{.path = path};
   // Trials first: the writer records a candidate before any of its trials, so while it writes
   // (SWMR), every trial read here finds its candidate in the candidates read after it.
-  c.trials = store.trials();
+  c.trials = store.trials(fields);
   auto candidates = store.candidates();
   // After the candidates: a proposal is written before the candidate it becomes.
   c.proposals = store.proposals();

@@ -59,7 +59,10 @@ struct LoadedCampaign {
 
 // Reads `path` (StoreError with a clear message for missing, foreign or unsupported files) and,
 // unless `json`, writes the "note: PATH: incomplete ..." line to stderr for an unfinished campaign.
-LoadedCampaign load_campaign(const std::string& path, bool json);
+// `fields`: outcomes for a subcommand that shows the summary alone (its trials then lack the
+// texts and placement the summary does not read: results::Store::TrialFields).
+LoadedCampaign load_campaign(const std::string& path, bool json,
+                             results::Store::TrialFields fields = results::Store::TrialFields::all);
 
 nlohmann::json run_json(const results::RunStatus& run);
 nlohmann::json candidate_json(const results::CandidateSummary& candidate);

@@ -48,6 +48,7 @@ void Ledger::resume(std::ostream& err) {
         m_s.results.string(), *change));
   m_candidates = m_store->candidates();
   m_trials = m_store->trials();
+  for (std::size_t i = 0; i < m_trials.size(); ++i) index_trial(i);
   m_proposals = m_store->proposals();
   for (const auto& e : m_store->estimates()) m_estimated.insert({e.candidate, e.repeats});
   const auto events = m_store->events();
@@ -69,14 +70,38 @@ void Ledger::event(std::string kind, std::string detail) {
   m_store->add_event({now_seconds(), std::move(kind), std::move(detail)});
 }
 
-results::CampaignSummary Ledger::summarize() const {
-  return results::summarize(m_store->campaign(), m_candidates, m_trials, m_proposals);
+// A trial whose candidate is not recorded (a negative id) is in no candidate's list, as
+// results::summarize leaves it out of every candidate's summary.
+void Ledger::index_trial(std::size_t position) {
+  const auto id = m_trials[position].candidate;
+  if (id < 0) return;
+  const auto at = static_cast<std::size_t>(id);
+  if (at >= m_trials_by_candidate.size()) m_trials_by_candidate.resize(at + 1);
+  m_trials_by_candidate[at].push_back(position);
 }
 
+std::vector<const results::TrialRecord*> Ledger::trials_of(std::int64_t id) const {
+  std::vector<const results::TrialRecord*> out;
+  if (id < 0 || static_cast<std::size_t>(id) >= m_trials_by_candidate.size()) return out;
+  for (auto position : m_trials_by_candidate[static_cast<std::size_t>(id)]) out.push_back(&m_trials[position]);
+  m_trial_reads += out.size();
+  return out;
+}
+
+const results::CampaignSummary& Ledger::summary() const {
+  if (!m_summary) {
+    m_summary = results::summarize(m_store->campaign(), m_candidates, m_trials, m_proposals);
+    m_trial_reads += m_trials.size();
+  }
+  return *m_summary;
+}
+
+results::CampaignSummary Ledger::summarize() const { return summary(); }
+
 std::vector<results::CandidateSummary> Ledger::summarize_ids(const std::vector<std::int64_t>& ids) const {
-  const auto summary = summarize();
+  const auto& all = summary();
   std::vector<results::CandidateSummary> out;
-  for (auto id : ids) out.push_back(summary.candidates[static_cast<std::size_t>(id)]);
+  for (auto id : ids) out.push_back(all.candidates[static_cast<std::size_t>(id)]);
   return out;
 }
 
@@ -101,17 +126,16 @@ std::size_t Ledger::explored_count() const {
 
 bool Ledger::build_failed(std::int64_t id) const {
   const results::TrialRecord* latest = nullptr;
-  for (const auto& t : m_trials)
-    if (t.candidate == id && t.kind == results::TrialKind::build && (!latest || t.attempt >= latest->attempt))
-      latest = &t;
+  for (const auto* t : trials_of(id))
+    if (t->kind == results::TrialKind::build && (!latest || t->attempt >= latest->attempt)) latest = t;
   return latest && latest->status != results::TrialStatus::ok;
 }
 
 std::optional<bool> Ledger::explore_outcome(std::int64_t id) const {
   std::set<int> ok, failed;
-  for (const auto& t : m_trials)
-    if (t.candidate == id && t.kind == results::TrialKind::explore)
-      (t.status == results::TrialStatus::ok && !std::isnan(t.objective) ? ok : failed).insert(t.index);
+  for (const auto* t : trials_of(id))
+    if (t->kind == results::TrialKind::explore)
+      (t->status == results::TrialStatus::ok && !std::isnan(t->objective) ? ok : failed).insert(t->index);
   if (!failed.empty()) return false;
   if (static_cast<int>(ok.size()) < m_s.repeats) return std::nullopt;
   return true;
@@ -139,18 +163,22 @@ std::int64_t Ledger::add_candidate(int round, const search::Configuration& confi
   m_store->add_candidate(record);
   m_candidates.push_back(std::move(record));
   m_configs.push_back(config);
+  m_summary.reset();
   return m_candidates.back().id;
 }
 
 bool Ledger::add_trial(results::TrialRecord trial) {
   if (!m_store->add_trial(trial)) return false;
   m_trials.push_back(std::move(trial));
+  index_trial(m_trials.size() - 1);
+  m_summary.reset();
   return true;
 }
 
 std::int64_t Ledger::add_proposal(results::ProposalRecord proposal) {
   proposal.id = m_store->add_proposal(proposal);
   m_proposals.push_back(std::move(proposal));
+  m_summary.reset();
   return m_proposals.back().id;
 }
 

@@ -5,6 +5,11 @@
 // here; nothing else writes the file. Every question about recorded work (a round's candidates,
 // the baseline, whether a build failed) is answered from these tables, so a resumed run answers
 // it as the run it continues would have.
+//
+// Scale (issue 35): a question about one candidate reads that candidate's trials only, through
+// an index of the trials by candidate kept in step with the table; the campaign's summary is
+// computed once per change of the tables and kept until the next one. trial_reads() counts the
+// trial records the answers have read, so tests can hold both to that.
 #pragma once
 
 #include <cstdint>
@@ -42,8 +47,12 @@ class Ledger {
   const std::vector<search::Configuration>& configs() const { return m_configs; }
   const search::Configuration& config(std::int64_t id) const { return m_configs.at(static_cast<std::size_t>(id)); }
   const std::vector<results::TrialRecord>& trials() const { return m_trials; }
+  // The candidate's trials in the order they were recorded (none for an unknown id).
+  std::vector<const results::TrialRecord*> trials_of(std::int64_t id) const;
   const std::vector<results::ProposalRecord>& proposals() const { return m_proposals; }
 
+  // The summary of what is recorded (results::summarize): computed when the tables changed since
+  // the last one, else the same summary again.
   results::CampaignSummary summarize() const;
   std::vector<results::CandidateSummary> summarize_ids(const std::vector<std::int64_t>& ids) const;
   std::vector<std::int64_t> round_ids(int round) const;
@@ -59,6 +68,8 @@ class Ledger {
   // An accepted proposal's configuration: its parameters were applied to its parent's when it
   // was judged, and the journal keeps the result in its reason ("configuration: TEXT").
   std::string accepted_config(const results::ProposalRecord& p) const;
+  // Trial records read so far by the answers above (summaries and per-candidate questions).
+  std::uint64_t trial_reads() const { return m_trial_reads; }
 
   // Writes; the caller groups them into one flush (results::Store::Group) where they belong together.
   std::int64_t add_candidate(int round, const search::Configuration& config, std::string origin);
@@ -77,6 +88,8 @@ class Ledger {
 
  private:
   void resume(std::ostream& err);
+  void index_trial(std::size_t position);
+  const results::CampaignSummary& summary() const;
 
   const Settings& m_s;
   std::optional<results::Store> m_store;
@@ -84,6 +97,9 @@ class Ledger {
   std::vector<search::Configuration> m_configs;
   std::vector<results::TrialRecord> m_trials;
   std::vector<results::ProposalRecord> m_proposals;
+  std::vector<std::vector<std::size_t>> m_trials_by_candidate;  // positions in m_trials, per candidate id
+  mutable std::optional<results::CampaignSummary> m_summary;     // of the tables as they are; reset by each add
+  mutable std::uint64_t m_trial_reads = 0;
   std::set<std::pair<std::int64_t, int>> m_estimated;  // (candidate, repeats) with an estimate recorded
   std::set<std::pair<std::int64_t, std::int64_t>> m_confirmed;  // (candidate, reference) with a confirmation recorded
   std::set<std::int64_t> m_decided;                    // candidates with a verified/rolled_back event

@@ -151,13 +151,10 @@ Halt CampaignRunner::run_adaptive_repeats(int round, const std::vector<std::int6
     for (auto id : ids) in_round.push_back(summary.candidates[static_cast<std::size_t>(id)]);
     const auto more = more_repeats(in_round, incumbent_objective(summary), m_s.repeats, m_s.max_repeats);
     if (more.empty()) return std::nullopt;
-    std::vector<std::vector<const results::TrialRecord*>> recorded(m_ledger.candidates().size());
-    for (const auto& t : m_ledger.trials()) recorded[static_cast<std::size_t>(t.candidate)].push_back(&t);
     std::vector<jobs::TaskSpec> specs;
     std::vector<std::string> named;
     for (const auto& m : more) {
-      for (int index : missing_indices(recorded[static_cast<std::size_t>(m.candidate)], results::TrialKind::explore,
-                                       m.total))
+      for (int index : missing_indices(m_ledger.trials_of(m.candidate), results::TrialKind::explore, m.total))
         specs.push_back(m_tasks.make(m.candidate, results::TrialKind::explore, index));
       named.push_back(fmt::format("{}", m.candidate));
     }
@@ -364,17 +361,16 @@ void CampaignRunner::record_estimates(const results::CampaignSummary& summary, c
 // Runs the missing tasks of every part together, until each has come back.
 Halt CampaignRunner::run_phases(int round, const char* phase, const std::vector<PhasePart>& parts) {
   std::vector<jobs::TaskSpec> specs;
-  std::vector<std::vector<const results::TrialRecord*>> recorded(m_ledger.candidates().size());
-  for (const auto& t : m_ledger.trials()) recorded[static_cast<std::size_t>(t.candidate)].push_back(&t);
   for (const auto& part : parts)
     for (auto id : part.ids) {
       if (part.kind == results::TrialKind::evaluate && m_ledger.explore_outcome(id) == false) continue;
       if (m_builds.active() && m_ledger.build_failed(id)) continue;  // never explored, never evaluated
+      const auto recorded = m_ledger.trials_of(id);
       // Warm-ups first: the local backend starts tasks in submission order.
       if (part.kind == results::TrialKind::explore)
-        for (int index : missing_indices(recorded[static_cast<std::size_t>(id)], results::TrialKind::warmup, m_s.warmup))
+        for (int index : missing_indices(recorded, results::TrialKind::warmup, m_s.warmup))
           specs.push_back(m_tasks.make(id, results::TrialKind::warmup, index));
-      for (int index : missing_indices(recorded[static_cast<std::size_t>(id)], part.kind, part.count))
+      for (int index : missing_indices(recorded, part.kind, part.count))
         specs.push_back(m_tasks.make(id, part.kind, index));
     }
   return m_dispatch.run(std::move(specs), show(round, phase));

@@ -188,7 +188,7 @@ void CampaignRunner::open() {
 void CampaignRunner::tell(const results::CandidateSummary& c) {
   const auto& config = m_ledger.config(c.record.id);
   const auto value = c.status == results::CandidateStatus::rolled_back ? std::nullopt : c.objective;
-  if (const auto failure = failure_of(c, m_ledger.trials())) {
+  if (const auto failure = failure_of(c, m_ledger.trials_of(c.record.id))) {
     m_strategy->tell(config, *failure);
   } else if (!m_s.objectives.empty() && value) {
     std::vector<double> values;

@@ -202,7 +202,13 @@ class Store {
   const std::vector<std::string>& repairs() const;
 
   std::vector<CandidateRecord> candidates() const;
-  std::vector<TrialRecord> trials() const;     // in append order, metrics filled in
+  // Which fields trials() reads. outcomes: what a campaign's summary reads (results::summarize),
+  // for `results summary` at scale (issue 35): every field but host, device, cores and
+  // slurm_job, which are left empty, and reason and output_tail only of the trials that did not
+  // end ok and of confirmations (the others' are left empty too).
+  enum class TrialFields { all, outcomes };
+  // In append order, metrics filled in.
+  std::vector<TrialRecord> trials(TrialFields fields = TrialFields::all) const;
   std::vector<EventRecord> events() const;
 
   // Appends candidate `record` whose id must equal the current candidate count.

@@ -30,6 +30,9 @@ TaskKey decode_task_id(std::uint64_t id);
 // runs ran past its limit, else crash. nullopt for a candidate with an objective, or pending.
 std::optional<search::Failure> failure_of(const results::CandidateSummary& candidate,
                                           const std::vector<results::TrialRecord>& trials);
+// The same from the candidate's own trials (Ledger::trials_of); others in the list are ignored.
+std::optional<search::Failure> failure_of(const results::CandidateSummary& candidate,
+                                          const std::vector<const results::TrialRecord*>& trials);
 
 // Indices in [0, count) that have no recorded trial of `kind` (any attempt): the tasks a
 // resumed campaign still has to run. Completed tasks are never run again.
