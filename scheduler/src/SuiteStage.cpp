@@ -145,12 +145,12 @@ bool has_metric(const results::TrialRecord& t, std::string_view name) {
 
 // The latest attempt of each evaluate index of one candidate.
 std::map<int, const results::TrialRecord*> latest_evaluations(std::int64_t candidate,
-                                                              const std::vector<results::TrialRecord>& trials) {
+                                                              const SuiteStage::CandidateTrials& trials) {
   std::map<int, const results::TrialRecord*> latest;
-  for (const auto& t : trials) {
-    if (t.candidate != candidate || t.kind != results::TrialKind::evaluate) continue;
-    auto& slot = latest[t.index];
-    if (!slot || t.attempt >= slot->attempt) slot = &t;
+  for (const auto* t : trials) {
+    if (t->candidate != candidate || t->kind != results::TrialKind::evaluate) continue;
+    auto& slot = latest[t->index];
+    if (!slot || t->attempt >= slot->attempt) slot = t;
   }
   return latest;
 }
@@ -491,7 +491,7 @@ void SuiteStage::judge(results::TrialRecord& trial) {
   trial.reason.clear();
 }
 
-bool SuiteStage::awaits_verdict(std::int64_t candidate, const std::vector<results::TrialRecord>& trials) const {
+bool SuiteStage::awaits_verdict(std::int64_t candidate, const CandidateTrials& trials) const {
   const auto latest = latest_evaluations(candidate, trials);
   if (latest.contains(verdict_index())) return false;
   for (int shard = 0; shard < m_s.shards; ++shard) {
@@ -668,7 +668,7 @@ Parsed<std::optional<std::vector<std::string>>> SuiteStage::discovery(std::int64
 }
 
 Parsed<suites::Assembled> SuiteStage::assemble(std::int64_t candidate, const std::vector<std::string>& argv,
-                                               const std::vector<results::TrialRecord>& trials) {
+                                               const CandidateTrials& trials) {
   const auto latest = latest_evaluations(candidate, trials);
   const auto listed = discovery(candidate, argv);
   if (const auto* p = problem(listed)) return *p;
@@ -716,7 +716,7 @@ Parsed<suites::Assembled> SuiteStage::assemble(std::int64_t candidate, const std
 }
 
 std::optional<jobs::TaskSpec> SuiteStage::rerun_task(std::int64_t candidate, std::vector<std::string> argv,
-                                                     const std::vector<results::TrialRecord>& trials, int attempt) {
+                                                     const CandidateTrials& trials, int attempt) {
   const auto& selection = protocol().selection;
   if (!protocol().reruns || !m_s.rerun_failures) return std::nullopt;
   const fs::path selection_file = candidate_dir(candidate) / fmt::format("rerun.{}", selection.rerun_extension);
@@ -809,7 +809,7 @@ std::map<std::int64_t, std::string> SuiteStage::number_regressions(const results
 }
 
 results::TrialRecord SuiteStage::verdict(results::Store& store, std::int64_t candidate, std::vector<std::string> argv,
-                                         const std::vector<results::TrialRecord>& trials,
+                                         const CandidateTrials& trials,
                                          std::optional<std::int64_t> baseline) {
   results::TrialRecord v{.candidate = candidate, .kind = results::TrialKind::evaluate, .index = verdict_index(),
                          .start = now_seconds(), .objective = std::nan("")};

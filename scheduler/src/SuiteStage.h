@@ -45,6 +45,9 @@ namespace flotilla::scheduler {
 class SuiteStage {
  public:
   using Values = std::map<std::string, std::string, std::less<>>;
+  // One candidate's recorded trials (the ledger's index, Ledger::trials_of): what is asked about
+  // a candidate reads its own trials, never every trial of the campaign.
+  using CandidateTrials = std::vector<const results::TrialRecord*>;
 
   // `path_prepend`: where discovery looks for the command first, as the backends do for tasks.
   // `list_values`: the values [evaluate] list is rendered with for a candidate (its parameters).
@@ -84,17 +87,17 @@ class SuiteStage {
   void judge(results::TrialRecord& trial);
 
   // Whether the candidate has every shard recorded and ok, and no verdict yet.
-  bool awaits_verdict(std::int64_t candidate, const std::vector<results::TrialRecord>& trials) const;
+  bool awaits_verdict(std::int64_t candidate, const CandidateTrials& trials) const;
 
   // The re-run of the candidate's failures, when its kind and the settings ask for one and it has
   // not run yet; `argv` is the candidate's rendered evaluate command (shard 0).
   std::optional<jobs::TaskSpec> rerun_task(std::int64_t candidate, std::vector<std::string> argv,
-                                           const std::vector<results::TrialRecord>& trials, int attempt = 0);
+                                           const CandidateTrials& trials, int attempt = 0);
 
   // Assembles, records the outcomes and returns the verdict trial (not yet recorded).
   // `baseline`: the baseline candidate's id, when the campaign has one.
   results::TrialRecord verdict(results::Store& store, std::int64_t candidate, std::vector<std::string> argv,
-                               const std::vector<results::TrialRecord>& trials, std::optional<std::int64_t> baseline);
+                               const CandidateTrials& trials, std::optional<std::int64_t> baseline);
 
  private:
   std::filesystem::path candidate_dir(std::int64_t candidate) const;
@@ -124,7 +127,7 @@ class SuiteStage {
   suites::Parsed<std::optional<std::vector<std::string>>> discovery(std::int64_t candidate,
                                                                     const std::vector<std::string>& argv);
   suites::Parsed<suites::Assembled> assemble(std::int64_t candidate, const std::vector<std::string>& argv,
-                                             const std::vector<results::TrialRecord>& trials);
+                                             const CandidateTrials& trials);
   suites::Parsed<std::vector<suites::TestResult>> report(
       std::int64_t candidate, int index, int attempt,
       const std::optional<std::vector<std::string>>& discovered = std::nullopt) const;

@@ -196,11 +196,10 @@ void Dispatcher::record_pairs(const jobs::TaskResult& r) {
 // else the next free one.
 int Dispatcher::head_to_head_first_index(std::int64_t challenger, std::int64_t opponent) const {
   std::map<int, std::int64_t> slots;  // slot -> opponent
-  for (const auto& t : m_ledger.trials()) {
-    if (t.candidate != challenger || t.kind != results::TrialKind::confirm || t.index < results::kHeadToHeadIndex)
-      continue;
-    const int slot = (t.index - results::kHeadToHeadIndex) / results::kHeadToHeadStride;
-    for (const auto& m : t.metrics)
+  for (const auto* t : m_ledger.trials_of(challenger)) {
+    if (t->kind != results::TrialKind::confirm || t->index < results::kHeadToHeadIndex) continue;
+    const int slot = (t->index - results::kHeadToHeadIndex) / results::kHeadToHeadStride;
+    for (const auto& m : t->metrics)
       if (m.name == "reference_candidate") slots[slot] = static_cast<std::int64_t>(m.value);
   }
   int slot = 0;
@@ -250,7 +249,7 @@ void Dispatcher::requeue(const jobs::TaskResult& r) {
   const auto key = decode_task_id(r.id);
   std::optional<jobs::TaskSpec> rerun;
   if (m_suite.active() && key.kind == results::TrialKind::evaluate && key.index == m_suite.rerun_index()) {
-    rerun = m_suite.rerun_task(key.candidate, m_tasks.suite_argv(key.candidate), m_ledger.trials(), r.attempt + 1);
+    rerun = m_suite.rerun_task(key.candidate, m_tasks.suite_argv(key.candidate), m_ledger.trials_of(key.candidate), r.attempt + 1);
     if (!rerun) return;
   }
   auto spec = rerun ? std::move(*rerun) : m_tasks.make(key.candidate, key.kind, key.index, r.attempt + 1);

@@ -244,12 +244,12 @@ Halt CampaignRunner::run_test_gates(int round, const std::vector<std::int64_t>& 
   if (!m_suite.active()) return std::nullopt;
   std::vector<jobs::TaskSpec> reruns;
   for (auto id : ids)
-    if (m_suite.awaits_verdict(id, m_ledger.trials()))
-      if (auto spec = m_suite.rerun_task(id, m_tasks.suite_argv(id), m_ledger.trials())) reruns.push_back(std::move(*spec));
+    if (m_suite.awaits_verdict(id, m_ledger.trials_of(id)))
+      if (auto spec = m_suite.rerun_task(id, m_tasks.suite_argv(id), m_ledger.trials_of(id))) reruns.push_back(std::move(*spec));
   if (auto halt = m_dispatch.run(std::move(reruns), show(round, "re-run failures"))) return halt;
   for (auto id : ids) {
-    if (!m_suite.awaits_verdict(id, m_ledger.trials())) continue;
-    auto verdict = m_suite.verdict(m_ledger.store(), id, m_tasks.suite_argv(id), m_ledger.trials(), m_ledger.baseline_id());
+    if (!m_suite.awaits_verdict(id, m_ledger.trials_of(id))) continue;
+    auto verdict = m_suite.verdict(m_ledger.store(), id, m_tasks.suite_argv(id), m_ledger.trials_of(id), m_ledger.baseline_id());
     m_ledger.evaluated_now(id);
     m_ledger.add_trial(std::move(verdict));
   }
