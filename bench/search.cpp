@@ -3,7 +3,7 @@
 //
 // usage: search_bench [SPACES_DIR] [--repeats N] [--seed S] [--batch B] [--strategies a,b]
 //                     [--default NAME] [--bar a,b] [--spaces id1,id2] [--optuna-repeats N]
-//                     [--no-optuna] [--optuna-lines FILE] [--peer-lines FILE]...
+//                     [--no-optuna] [--optuna-lines FILE] [--peer-lines FILE]... [--strategies-as-peers]
 // SPACES_DIR (default ../shared/data/spaces, relative to the working directory) holds
 // <id>.csv tables (README of that folder); nothing else is read, so the bench runs on any
 // folder of recorded spaces. Each repeat runs to the largest budget and is read off at every
@@ -23,6 +23,9 @@
 // ("strategy": "kt-bayes_opt", from peers/run_kernel_tuner.py; a line without one is
 // "optuna-tpe"); with peer rows (Optuna TPE's among them), issue 36's bar against the peers is
 // judged too (judge_peers) and each space's cells printed side by side with their spread.
+// --strategies-as-peers makes flotilla's other strategies run (--strategies, less the one judged)
+// peer rows of that bar too, as issue 36 asks ("the best peer row ... and flotilla's other
+// strategies"); exact random sampling never is (it has no repeats to resample).
 // Ends with one JSON line.
 // The correctness half, checked on every run (exit 1, each problem named on stderr and listed in
 // the JSON line's "problems"): every strategy's, Optuna's and each peer's runs keep the replay protocol
@@ -257,7 +260,7 @@ int main(int argc, char** argv) {
   std::size_t repeats = 20, batch = 1, optuna_repeats = 0;  // 0: as many as repeats
   std::uint64_t seed = 1;
   std::string default_strategy = "bayes-genetic";
-  bool optuna = true;
+  bool optuna = true, strategies_as_peers = false;
   std::string optuna_lines;
   std::vector<std::string> strategies, only, bar;  // bar: whose cells to judge (default: the default)
   std::vector<std::string> peer_lines;
@@ -269,6 +272,7 @@ int main(int argc, char** argv) {
     else if (a == "--batch") batch = std::stoul(value());
     else if (a == "--default") default_strategy = value();
     else if (a == "--no-optuna") optuna = false;
+    else if (a == "--strategies-as-peers") strategies_as_peers = true;
     else if (a == "--optuna-repeats") optuna_repeats = std::stoul(value());
     else if (a == "--optuna-lines") optuna_lines = value();
     else if (a == "--peer-lines") peer_lines.push_back(value());
@@ -452,7 +456,11 @@ int main(int argc, char** argv) {
   for (const auto& name : bar)
     if (json["median_over_spaces"].contains(name)) {
       json["bar"][name] = print_bar(cells, name);
-      if (!peers.empty()) json["peers_bar"][name] = print_peers(cells, name, peers);
+      auto judged_against = peers;
+      if (strategies_as_peers)
+        for (const auto& s : strategies)
+          if (s != name) judged_against.push_back(s);
+      if (!judged_against.empty()) json["peers_bar"][name] = print_peers(cells, name, judged_against);
     } else std::cout << fmt::format("\nthe bar: '{}' was not among the strategies run\n", name);
   json["problems"] = problems;
   std::cout << json.dump() << '\n';
