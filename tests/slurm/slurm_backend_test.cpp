@@ -92,6 +92,45 @@ TEST_F(SlurmBackendTest, MaxSubmitJobsWaitsForTheUsersOtherJobs) {
   EXPECT_EQ(slurm.submitted().size(), 2u);
 }
 
+// Issue 35: slurmctld's load from a campaign must not grow with its jobs. 50 jobs in Slurm at
+// once (one per resource set, all held pending), followed for 2.2 s with a 1 s poll interval: one
+// query at each poll, 3 at most, as for one job (a query per job would be 150).
+TEST_F(SlurmBackendTest, OneQueryPerPollIntervalWhateverTheNumberOfJobs) {
+  settings.poll_interval = 1s;
+  slurm.hold_new(true);
+  auto backend = make();
+  std::vector<TaskSpec> tasks;
+  for (int i = 0; i < 50; ++i)
+    tasks.push_back(staged(sh_task(static_cast<std::uint64_t>(i + 1), "true"), "set" + std::to_string(i)));
+  backend->submit(tasks);
+  const auto start = std::chrono::steady_clock::now();
+  while (std::chrono::steady_clock::now() - start < 2200ms) EXPECT_TRUE(backend->collect(100ms).empty());
+  EXPECT_EQ(slurm.submitted().size(), 50u);
+  // Polls at 0, 1 and 2 s; a loaded machine may push the last one past the 2.2 s.
+  EXPECT_GE(slurm.queries(), 2);
+  EXPECT_LE(slurm.queries(), 3);
+}
+
+// Between two polls a job's start is seen in its folder (its script writes slurm_job_id first), and
+// its results are read from there: with a 30 s poll interval, the result of a job Slurm starts
+// after the first poll arrives with no further query.
+TEST_F(SlurmBackendTest, AStartedJobsResultsArriveWithoutWaitingForThePoll) {
+  settings.poll_interval = 30s;
+  slurm.hold_new(true);
+  auto backend = make();
+  backend->submit({sh_task(1, "echo flotilla-metric: x=1")});
+  EXPECT_TRUE(backend->collect(300ms).empty());
+  const int queries = slurm.queries();
+  slurm.start(1000);
+  const auto results = collect_results(*backend, 1, 10s);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].status, TaskStatus::ok) << results[0].reason;
+  EXPECT_EQ(slurm.queries(), queries) << "Slurm was asked again";
+  const auto lines = journal(folders().at(0));
+  EXPECT_NE(std::find(lines.begin(), lines.end(), "seen_running running its script started (slurm_job_id written)"),
+            lines.end());
+}
+
 TEST_F(SlurmBackendTest, AJobThatEndsBeforeItsTasksReportGivesThemBackLost) {
   auto backend = make();
   backend->submit({sh_task(1, "echo flotilla-metric: x=1"), sh_task(2, "sleep 30")});

@@ -22,7 +22,8 @@
 namespace flotilla::jobs::slurm {
 
 using Clock = std::chrono::steady_clock;
-constexpr auto kPollInterval = std::chrono::milliseconds(250);     // Slurm queries
+// Slurm queries are at most every SlurmResources::poll_interval (resources.slurm_poll, 2 s).
+constexpr auto kScanInterval = std::chrono::milliseconds(250);     // job folders: started jobs, new results files
 constexpr auto kReadInterval = std::chrono::milliseconds(50);      // open results files of running jobs
 constexpr auto kSoonPollInterval = std::chrono::milliseconds(50);  // queries while a job waits on one
 

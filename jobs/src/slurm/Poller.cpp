@@ -11,10 +11,26 @@
 namespace flotilla::jobs::slurm {
 
 void Poller::follow() {
-  if (Clock::now() - m_last_poll >= (m_soon ? kSoonPollInterval : kPollInterval))
+  const auto now = Clock::now();
+  if (now - m_last_poll >= (m_soon ? Clock::duration(kSoonPollInterval) : Clock::duration(m_poll_interval)))
     poll();
-  else if (Clock::now() - m_last_read >= kReadInterval)
+  else if (now - m_last_scan >= kScanInterval)
+    scan();
+  else if (now - m_last_read >= kReadInterval)
     read_running();
+}
+
+// A job's script writes slurm_job_id first (JobRequests.cpp), so its presence in a queued job's
+// folder says the job (an array: one of its elements) has started, without asking Slurm. The
+// next poll still says how it ends.
+void Poller::scan() {
+  m_last_scan = m_last_read = Clock::now();
+  for (auto& job : m_ledger.jobs()) {
+    if (job.phase == JobPhase::queued && job.slurm_id != 0 && std::filesystem::exists(job.dir / "slurm_job_id"))
+      m_journal.advance(job, JobEvent::seen_running, "its script started (slurm_job_id written)");
+    if (job.phase == JobPhase::running) read_new_results(job);
+  }
+  retire_reported();
 }
 
 // Allocated jobs (running, or retired and watched) whose launcher is gone without releasing
@@ -31,7 +47,7 @@ std::set<std::uint32_t> Poller::gone_launchers() const {
 }
 
 void Poller::poll() {
-  m_last_poll = m_last_read = Clock::now();
+  m_last_poll = m_last_scan = m_last_read = Clock::now();
   m_soon = false;
   std::vector<std::uint32_t> ids;
   for (const auto& job : m_ledger.jobs())

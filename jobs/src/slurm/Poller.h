@@ -4,9 +4,14 @@
 // gone cancelled.
 //
 // Invariants:
-//  - One query for all jobs per poll, at most every kPollInterval (kSoonPollInterval while a job
-//    waits for one); between two polls only the results files already open are read again, at
-//    most every kReadInterval.
+//  - One query for all jobs per poll, at most every poll interval (resources.slurm_poll, 2 s by
+//    default; kSoonPollInterval while a job waits for one), whatever the number of jobs: Slurm's
+//    calls per minute do not grow with a campaign. Between two polls no Slurm call is made: the
+//    job folders are scanned every kScanInterval (a queued job whose script wrote slurm_job_id has
+//    started; a running job's new results files are opened), and the open results files are read
+//    again every kReadInterval. So results and job starts are seen as soon as with a 250 ms poll,
+//    and only what Slurm alone knows (a job that failed, vanished or waits for a reason) waits
+//    for the next poll.
 //  - A job whose every task has come back is dropped at once (retired), never cancelled; an
 //    allocated one is still watched until Slurm sees it end, and cancelled if its launcher dies
 //    first (nothing else would end it before its time limit).
@@ -26,12 +31,18 @@ namespace flotilla::jobs::slurm {
 
 class Poller {
  public:
-  Poller(SlurmClient& client, TaskLedger& ledger, JobJournal& journal, Notice notice)
-      : m_client(client), m_ledger(ledger), m_journal(journal), m_notice(std::move(notice)) {}
+  Poller(SlurmClient& client, TaskLedger& ledger, JobJournal& journal, Notice notice,
+         std::chrono::milliseconds poll_interval)
+      : m_client(client), m_ledger(ledger), m_journal(journal), m_notice(std::move(notice)),
+        m_poll_interval(poll_interval) {}
 
-  // A poll when one is due, else a read of the open results files when one is due.
+  // A poll when one is due, else a scan of the job folders when one is due, else a read of the
+  // open results files when one is due.
   void follow();
   void poll();
+  // Without a Slurm call: queued jobs whose script has started (DIR/slurm_job_id) are running,
+  // and running jobs' new results files are opened and read.
+  void scan();
   // Between two polls: new results in the files already open for the running jobs.
   void read_running();
   // Drops the jobs whose every task has come back, whatever Slurm says of them yet.
@@ -52,9 +63,11 @@ class Poller {
   TaskLedger& m_ledger;
   JobJournal& m_journal;
   Notice m_notice;
+  std::chrono::milliseconds m_poll_interval;
   std::map<std::uint32_t, std::filesystem::path> m_watched;  // retired allocated jobs, until seen ended
   bool m_soon = false;
   Clock::time_point m_last_poll{};
+  Clock::time_point m_last_scan{};
   Clock::time_point m_last_read{};
 };
 

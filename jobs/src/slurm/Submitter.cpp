@@ -85,8 +85,8 @@ std::uint32_t Submitter::max_array_size() {
 }
 
 // With max_submit_jobs, the user's pending and running jobs are counted first (one query per
-// pass, at most every 250 ms while a job waits), so a site's MaxSubmitJobs is respected rather
-// than hit.
+// pass, at most every poll interval while a job waits), so a site's MaxSubmitJobs is respected
+// rather than hit.
 void Submitter::submit_waiting() {
   std::optional<std::size_t> queued;
   for (auto& job : m_parts.ledger.jobs()) {
@@ -100,7 +100,7 @@ void Submitter::submit_waiting() {
       const auto limit = static_cast<std::size_t>(m_settings.max_submit_jobs);
       // A job larger than the limit alone goes once nothing else is queued (Slurm decides).
       if (*queued > 0 && *queued + elements > limit) {
-        job.next_try = Clock::now() + kPollInterval;
+        job.next_try = Clock::now() + m_settings.poll_interval;
         continue;
       }
     }
