@@ -56,6 +56,7 @@ struct Job {
   Clock::time_point created = Clock::now();
   bool waits_for_own = false;  // refused once while the campaign's own allocations were ending
   std::string pending_reason;  // Slurm's reason at the last query that saw it pending
+  std::string told_reason;     // the last pending reason the Poller looked into (each is said once)
 };
 
 double epoch_seconds();

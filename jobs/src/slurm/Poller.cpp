@@ -6,13 +6,14 @@
 #include <fmt/format.h>
 
 #include "JobFolder.h"
+#include "PartitionAdvice.h"
 #include "flotilla/jobs/JobResults.h"
 
 namespace flotilla::jobs::slurm {
 
 void Poller::follow() {
   const auto now = Clock::now();
-  if (now - m_last_poll >= (m_soon ? Clock::duration(kSoonPollInterval) : Clock::duration(m_poll_interval)))
+  if (now - m_last_poll >= (m_soon ? Clock::duration(kSoonPollInterval) : Clock::duration(m_settings.poll_interval)))
     poll();
   else if (now - m_last_scan >= kScanInterval)
     scan();
@@ -86,6 +87,7 @@ void Poller::follow_job(Job& job, std::vector<JobStatus>& mine, const std::set<s
       for (const auto& s : mine)
         if (s.state == JobState::pending && !s.reason.empty()) job.pending_reason = s.reason;
     if (any_running) read_new_results(job);
+    else check_pending(job);
     return;
   }
   auto how = mine.empty() ? std::string("vanished from the queue") : fmt::format("ended {}", to_string(*ended));
@@ -95,6 +97,43 @@ void Poller::follow_job(Job& job, std::vector<JobStatus>& mine, const std::set<s
   m_ledger.finish(job, fmt::format("Slurm job {} ({}) {} before this task reported", job.slurm_id, job.name, how),
                   TaskStatus::lost);
   job.tasks.clear();
+}
+
+// A pending job's reason, said once when it is one a user should hear: a partition that is down
+// is waited for; a broken partition limit never passes, so the job is cancelled and the campaign
+// stops with the limit and the setting to change (its tasks were not recorded: a run after the
+// fix submits them again).
+void Poller::check_pending(Job& job) {
+  const auto& reason = job.pending_reason;
+  if (reason.empty() || reason == job.told_reason) return;
+  job.told_reason = reason;
+  const auto shape_it = m_settings.stages.find(job.resources);
+  const auto& shape = shape_it == m_settings.stages.end() ? m_settings.shape : shape_it->second;
+  const JobRequest request{.partition = shape.partition, .nodes = shape.nodes, .ranks_per_node = shape.ranks_per_node,
+                           .gpus_per_node = shape.gpus_per_node, .time_limit = shape.time_limit};
+  if (reason == "PartitionDown" || reason == "PartitionInactive") {
+    m_notice("slurm_job_waiting", fmt::format("Slurm job {} ({}) waits: its partition {} is down ({}); the campaign "
+                                              "goes on once it is up",
+                                              job.slurm_id, job.name,
+                                              shape.partition.empty() ? "(the default)" : shape.partition, reason));
+    return;
+  }
+  if (!is_partition_limit_reason(reason)) return;
+  const auto partitions = m_client.partitions();
+  const auto* partition = find_partition(partitions, request);
+  auto broken = partition ? broken_limit(*partition, request, job.resources) : std::nullopt;
+  // PartitionConfig is also Slurm's first word for a job it has not looked at closely yet: only a
+  // limit the job does break stops the campaign.
+  if (!broken && reason == "PartitionConfig") return;
+  m_client.cancel(job.slurm_id);
+  m_journal.advance(job, JobEvent::cancelled, fmt::format("cancelled by flotilla: Slurm holds it PENDING ({})", reason));
+  throw std::runtime_error(fmt::format(
+      "Slurm job {} ({}) can never start: Slurm holds it PENDING ({}): {}. flotilla cancelled it; run again once the "
+      "setting is fixed",
+      job.slurm_id, job.name, reason,
+      broken ? *broken
+             : fmt::format("it breaks a limit of partition {} (scontrol show partition {})", partition ? partition->name : shape.partition,
+                           partition ? partition->name : shape.partition)));
 }
 
 // Retired allocated jobs (every task reported) until Slurm sees them end: their launcher

@@ -12,6 +12,10 @@
 //    again every kReadInterval. So results and job starts are seen as soon as with a 250 ms poll,
 //    and only what Slurm alone knows (a job that failed, vanished or waits for a reason) waits
 //    for the next poll.
+//  - A job Slurm holds PENDING for breaking a limit of its partition (MaxNodes, MaxTime, more
+//    nodes than it has; Slurm queues such jobs unless EnforcePartLimits is set) is cancelled and
+//    the campaign stops, naming the limit and the setting (PartitionAdvice.h): it would never
+//    start. A partition that is down is waited for, said once.
 //  - A job whose every task has come back is dropped at once (retired), never cancelled; an
 //    allocated one is still watched until Slurm sees it end, and cancelled if its launcher dies
 //    first (nothing else would end it before its time limit).
@@ -25,16 +29,15 @@
 
 #include "Job.h"
 #include "JobJournal.h"
+#include "SlurmResources.h"
 #include "TaskLedger.h"
 
 namespace flotilla::jobs::slurm {
 
 class Poller {
  public:
-  Poller(SlurmClient& client, TaskLedger& ledger, JobJournal& journal, Notice notice,
-         std::chrono::milliseconds poll_interval)
-      : m_client(client), m_ledger(ledger), m_journal(journal), m_notice(std::move(notice)),
-        m_poll_interval(poll_interval) {}
+  Poller(SlurmClient& client, TaskLedger& ledger, JobJournal& journal, Notice notice, const SlurmResources& settings)
+      : m_client(client), m_ledger(ledger), m_journal(journal), m_notice(std::move(notice)), m_settings(settings) {}
 
   // A poll when one is due, else a scan of the job folders when one is due, else a read of the
   // open results files when one is due.
@@ -58,12 +61,13 @@ class Poller {
   void follow_job(Job& job, std::vector<JobStatus>& records, const std::set<std::uint32_t>& gone);
   void watch_released(std::map<std::uint32_t, std::vector<JobStatus>>& records, const std::set<std::uint32_t>& gone);
   void read_new_results(Job& job);
+  void check_pending(Job& job);
 
   SlurmClient& m_client;
   TaskLedger& m_ledger;
   JobJournal& m_journal;
   Notice m_notice;
-  std::chrono::milliseconds m_poll_interval;
+  const SlurmResources& m_settings;
   std::map<std::uint32_t, std::filesystem::path> m_watched;  // retired allocated jobs, until seen ended
   bool m_soon = false;
   Clock::time_point m_last_poll{};

@@ -9,6 +9,7 @@
 
 #include "JobFolder.h"
 #include "JobRequests.h"
+#include "PartitionAdvice.h"
 
 namespace flotilla::jobs::slurm {
 
@@ -171,14 +172,31 @@ void Submitter::try_submit(Job& job, const std::string& dependency) {
     const auto wait = std::chrono::seconds(std::min(30, 1 << std::min(job.tries++, 5)));
     job.next_try = Clock::now() + wait;
     m_parts.journal.advance(job, JobEvent::deferred, rejected.message);
-    m_notice("slurm_submit_deferred", fmt::format("Slurm refused job {} for now ({}); trying again in {} s", job.name,
-                                                  rejected.message, wait.count()));
+    // A partition that is not UP is named with its state, once: the partitions are one more query.
+    const auto advice = job.tries == 1 && rejected.message.find("Required partition not available") != std::string::npos
+                            ? "; " + refusal_advice(rejected.message, partitions(), request, job.resources)
+                            : std::string();
+    m_notice("slurm_submit_deferred", fmt::format("Slurm refused job {} for now ({}){}; trying again in {} s", job.name,
+                                                  rejected.message, advice, wait.count()));
     return;
   }
-  // Anything else (no such partition, Slurm unreachable) is a setup error, not a trial result:
-  // recording it would burn the campaign's budget on failures that say nothing about candidates.
-  throw std::runtime_error(
-      fmt::format("Slurm refused job {} ({}): {}", job.name, (job.dir / "manifest.json").string(), rejected.message));
+  // Anything else (no such partition, a partition limit, Slurm unreachable) is a setup error, not
+  // a trial result: recording it would burn the campaign's budget on failures that say nothing
+  // about candidates. The message says which setting to change when Slurm's error tells.
+  const auto advice = refusal_advice(rejected.message, partitions(), request, job.resources);
+  throw std::runtime_error(fmt::format("Slurm refused job {} ({}): {}{}", job.name,
+                                       (job.dir / "manifest.json").string(), rejected.message,
+                                       advice.empty() ? "" : ". " + advice));
+}
+
+// The cluster's partitions, to explain a refusal; none when Slurm cannot say (its own message
+// is then the whole story).
+std::vector<PartitionLimits> Submitter::partitions() {
+  try {
+    return m_parts.client.partitions();
+  } catch (const std::runtime_error&) {
+    return {};
+  }
 }
 
 void Submitter::defer_for_own(Job& job) {
