@@ -133,8 +133,9 @@ class Cluster:
         self.env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
         if self.own:
             self.dir = work / "cluster"
-            # Ports away from the default cluster's (16817, 17001..) and from ctest's per-build
-            # ranges (20000..27999); the environment's SLURM_LOCAL_*_PORT win.
+            # Ports away from the default cluster's (16817, 17001..), from ctest's per-build
+            # ranges (20000..27999) and below Linux's ephemeral ports (32768..), where a slurmd
+            # may find its port taken; the environment's SLURM_LOCAL_*_PORT win.
             self.env.setdefault("SLURM_LOCAL_CTLD_PORT", "30817")
             self.env.setdefault("SLURM_LOCAL_NODE_PORT", "31001")
             self.env["SLURM_LOCAL_NODES"] = str(args.slurm_nodes)
@@ -191,12 +192,16 @@ def run_campaign(build, cluster, work, name, text, tasks):
     results = dir_ / f"{name}.h5"
     types0, users0 = sdiag(cluster.env)
     start = time.monotonic()
-    proc = subprocess.run([build / "bin" / "flotilla", "run", ini, f"--campaign.results={results}", "--no-live"],
-                          cwd=dir_, env=cluster.env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    err = dir_ / "stderr"
+    with open(err, "w") as err_file:
+        proc = subprocess.Popen([build / "bin" / "flotilla", "run", ini, f"--campaign.results={results}", "--no-live"],
+                                cwd=dir_, env=cluster.env, stdout=subprocess.DEVNULL, stderr=err_file)
+        # ru_maxrss of flotilla and what it waited for: with batch jobs it starts no process of its own.
+        _, status, usage = os.wait4(proc.pid, 0)
     wall = time.monotonic() - start
     types1, users1 = sdiag(cluster.env)
-    if proc.returncode != 0:
-        fail(f"flotilla run {ini} exited {proc.returncode}: {proc.stderr.strip()[-2000:]}")
+    if os.waitstatus_to_exitcode(status) != 0:
+        fail(f"flotilla run {ini} exited {os.waitstatus_to_exitcode(status)}: {err.read_text().strip()[-2000:]}")
     check_trials(results, tasks)
     types, users = delta(types0, types1), delta(users0, users1)
     calls = {k: v for k, v in types.items() if k in FLOTILLA_RPCS}
@@ -204,7 +209,8 @@ def run_campaign(build, cluster, work, name, text, tasks):
         fail(f"sdiag counted no submission during {ini}: {types}")
     shutil.rmtree(dir_)
     return {"wall_s": wall, "flotilla_calls": sum(calls.values()), "flotilla_rpcs": calls,
-            "all_rpcs_as_root": sum(users.values())}
+            "all_rpcs_as_root": sum(users.values()), "flotilla_peak_rss_mib": usage.ru_maxrss / 1024,
+            "flotilla_cpu_s": usage.ru_utime + usage.ru_stime}
 
 
 def measure_calls(build, cluster, work, args):
@@ -217,7 +223,8 @@ def measure_calls(build, cluster, work, args):
             r["calls_per_job"] = r["flotilla_calls"] / jobs
         line = {"bench": "slurm_calls", "jobs_at_once": jobs, "hold_s": args.slurm_hold, "repeats": len(runs),
                 "partition": args.slurm_partition}
-        for key in ("wall_s", "flotilla_calls", "calls_per_min", "calls_per_job", "all_rpcs_as_root"):
+        for key in ("wall_s", "flotilla_calls", "calls_per_min", "calls_per_job", "all_rpcs_as_root",
+                    "flotilla_peak_rss_mib", "flotilla_cpu_s"):
             line[key] = spread([r[key] for r in runs])
         line["flotilla_rpcs_last_run"] = runs[-1]["flotilla_rpcs"]
         print(json.dumps(line), flush=True)
@@ -237,7 +244,9 @@ def measure_makespan(build, cluster, work, args):
             "task_ranks": args.slurm_task_ranks, "ideal_s": ideal, "repeats": len(runs),
             "makespan_s": spread([r["wall_s"] for r in runs]),
             "makespan_over_ideal": spread([r["wall_s"] / ideal for r in runs]),
-            "flotilla_calls": spread([r["flotilla_calls"] for r in runs])}
+            "flotilla_calls": spread([r["flotilla_calls"] for r in runs]),
+            "flotilla_peak_rss_mib": spread([r["flotilla_peak_rss_mib"] for r in runs]),
+            "flotilla_cpu_s": spread([r["flotilla_cpu_s"] for r in runs])}
     print(json.dumps(line), flush=True)
     return line
 
