@@ -245,11 +245,14 @@ class ApiClient final : public SlurmClient {
   }
 
  private:
-  // One slurm_load_jobs call; the statuses of the jobs `keep` accepts.
+  // One call for the calling user's jobs (slurm_load_job_user: on a shared cluster the answer
+  // holds this user's jobs, not every user's, as slurm_load_jobs's would); the statuses of the
+  // jobs `keep` accepts. Every job flotilla follows is the user's own.
   template <class Keep>
   std::vector<JobStatus> load_jobs(Keep keep) {
     job_info_msg_t* msg = nullptr;
-    if (slurm_load_jobs(0, &msg, SHOW_ALL) != SLURM_SUCCESS) throw std::runtime_error(slurm_error("slurm_load_jobs"));
+    if (slurm_load_job_user(&msg, getuid(), SHOW_ALL) != SLURM_SUCCESS)
+      throw std::runtime_error(slurm_error("slurm_load_job_user"));
     std::vector<JobStatus> statuses;
     for (std::uint32_t i = 0; i < msg->record_count; ++i) {
       const auto& job = msg->job_array[i];
