@@ -172,14 +172,9 @@ void Poller::read_running() {
   bool any = false;
   for (auto& job : m_ledger.jobs()) {
     if (job.phase != JobPhase::running) continue;
-    for (auto it = job.readers.begin(); it != job.readers.end();) {
-      try {
-        for (const auto& record : it->second.read_new()) m_ledger.take(from_job_record(record));
-        ++it;
-      } catch (const results::StoreError&) {
-        it = job.readers.erase(it);  // opened again at the next query
-      }
-    }
+    std::vector<std::filesystem::path> open;
+    for (const auto& [file, reader] : job.readers) open.push_back(file);
+    for (const auto& file : open) read_file(job, file);
     any = true;
   }
   if (any) retire_reported();
@@ -205,16 +200,26 @@ void Poller::retire_reported() {
 // simply opened again at the next poll; finish() reads every file once more at the end.
 void Poller::read_new_results(Job& job) {
   std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(job.dir, ec)) {
-    if (!is_results_file(entry.path())) continue;
-    try {
-      auto it = job.readers.find(entry.path());
-      if (it == job.readers.end())
-        it = job.readers.emplace(entry.path(), results::JobFileReader::open(entry.path())).first;
-      for (const auto& record : it->second.read_new()) m_ledger.take(from_job_record(record));
-    } catch (const results::StoreError&) {
-      job.readers.erase(entry.path());  // results are matched by id, so reading again never doubles
-    }
+  for (const auto& entry : std::filesystem::directory_iterator(job.dir, ec))
+    if (is_results_file(entry.path()) && !job.done_files.contains(entry.path())) read_file(job, entry.path());
+}
+
+// One results file's new records; the file is closed for good once every task it holds has
+// reported (an array element's, known from file_tasks).
+void Poller::read_file(Job& job, const std::filesystem::path& file) {
+  try {
+    auto it = job.readers.find(file);
+    if (it == job.readers.end()) it = job.readers.emplace(file, results::JobFileReader::open(file)).first;
+    for (const auto& record : it->second.read_new()) m_ledger.take(from_job_record(record));
+  } catch (const results::StoreError&) {
+    job.readers.erase(file);  // opened again later; results are matched by id, so reading again never doubles
+    return;
+  }
+  const auto tasks = job.file_tasks.find(file);
+  if (tasks == job.file_tasks.end()) return;
+  if (std::none_of(tasks->second.begin(), tasks->second.end(), [&](std::uint64_t id) { return m_ledger.is_pending(id); })) {
+    job.readers.erase(file);
+    job.done_files.insert(file);
   }
 }
 

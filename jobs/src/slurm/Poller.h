@@ -61,6 +61,7 @@ class Poller {
   void follow_job(Job& job, std::vector<JobStatus>& records, const std::set<std::uint32_t>& gone);
   void watch_released(std::map<std::uint32_t, std::vector<JobStatus>>& records, const std::set<std::uint32_t>& gone);
   void read_new_results(Job& job);
+  void read_file(Job& job, const std::filesystem::path& file);
   void check_pending(Job& job);
 
   SlurmClient& m_client;

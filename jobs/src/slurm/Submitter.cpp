@@ -75,6 +75,10 @@ void Submitter::add_job(const std::string& resources, const std::vector<std::uin
     if (piece) elements[static_cast<std::uint32_t>(specs.back()->array_index) - piece->offset].push_back(i);
   }
   if (piece) job.array = piece->spec;
+  for (const auto& [element, positions] : elements) {
+    auto& tasks = job.file_tasks[job.dir / ("results-" + std::to_string(element) + ".h5")];
+    for (auto i : positions) tasks.push_back(ids[i]);
+  }
   write_job_folder(job.dir, job.name, specs, elements);
   if (m_settings.hold) return hold(job, job_request(job, m_settings, m_worker, ""));
   m_parts.ledger.jobs().push_back(std::move(job));  // submitted by submit_waiting()
