@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""bench/scale/run.py BUILD_DIR — flotilla at scale on one host, without a Slurm cluster (issue 35).
+"""bench/scale/run.py BUILD_DIR — flotilla at scale on one host (issue 35).
 
 Measures, each with its spread (median, min..max) over --repeats:
   store:    a results file of 10^4 candidates x 100 trials (10^6 trials, 2 metrics each) written
@@ -13,14 +13,27 @@ Measures, each with its spread (median, min..max) over --repeats:
             backend (`echo` a metric; grid strategy, so the strategy's ask is not in it): utime+stime
             of the flotilla process alone read from /proc/PID/stat once it has exited but before it
             is reaped, and ru_maxrss of wait4 (flotilla and its tasks; the tasks are `echo`).
-Prints one JSON line per measure, then one summary line with issue 35's keys; those that need
-the simulated cluster (nodes, slurm_calls_per_min, makespan_over_ideal) are null with a note.
+  slurm:    (only with --only slurm, or --slurm) on a simulated cluster of --slurm-nodes slurmd on
+            this host (scripts/slurm/slurm-local.sh, SLURM_LOCAL_NODES; started here and always
+            stopped, by PID; or --slurm-conf of one already running, whose slurmctld nothing else
+            may use meanwhile): slurmctld's RPCs counted by `sdiag` before and after each campaign
+            (the message types flotilla sends: submissions, job queries, cancels, its one config
+            read; everything here runs as root, so the per-user count also holds the jobs' srun and
+            the slurmd), per minute and per job, for campaigns that keep about 10 and about 1,000
+            jobs in Slurm at once (one explore job that holds them for --slurm-hold seconds, and an
+            evaluate array of the rest, afterok on it); and the makespan of a campaign of short
+            tasks (`sleep 0.01`) in one job against ideal (tasks x 10 ms / the job's task ranks).
+            Also the RSS of every slurmd (ps).
+Prints one JSON line per measure, then one summary line with issue 35's keys; nodes,
+slurm_calls_per_min and makespan_over_ideal are null unless the slurm part ran.
 
 The correctness half (exit 1 naming what is wrong): store_scale and search_ask_cost check their
 own (every trial written is read back and summarised, every timed ask returns a new feasible
 configuration); each campaign must record every task once, ok, and `results summary --json` must
 count them. --quick runs everything at a tiny size (the ctest bench_scale_smoke).
 Full size (a few minutes on 2 cores): /usr/bin/python3 bench/scale/run.py build
+The Slurm part, full size (about 15 minutes on 2 cores):
+  /usr/bin/python3 bench/scale/run.py build --only slurm
 Figures: bench/scale/RESULTS.md.
 """
 import argparse
@@ -34,7 +47,10 @@ import sys
 import tempfile
 import time
 
-NOT_MEASURED = "not measured: needs the simulated cluster"
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import slurm_part  # noqa: E402  (beside this file)
+
+NOT_MEASURED = "not measured: needs the simulated cluster (--only slurm)"
 
 
 def spread(values):
@@ -213,14 +229,31 @@ def main():
     parser.add_argument("--campaign-candidates", type=int, default=2000, help="campaign: candidates of 10 tasks")
     parser.add_argument("--spaces", type=pathlib.Path, default=None, help="default: ../shared/data/spaces")
     parser.add_argument("--quick", action="store_true", help="tiny sizes, one repeat (the ctest smoke)")
-    parser.add_argument("--only", default="store,ask,campaign")
+    parser.add_argument("--only", default="store,ask,campaign", help="parts: store, ask, campaign, slurm")
+    parser.add_argument("--slurm", action="store_true", help="add the slurm part to --only's")
+    parser.add_argument("--slurm-nodes", type=int, default=None, help="slurm: slurmd of the cluster (128; --quick 8)")
+    parser.add_argument("--slurm-conf", default=None, help="slurm: a running cluster's slurm.conf, idle otherwise")
+    parser.add_argument("--slurm-jobs", default=None, help="slurm: jobs at once in each calls campaign (10,1000)")
+    parser.add_argument("--slurm-hold", type=float, default=None, help="slurm: seconds they stay (30; --quick 2)")
+    parser.add_argument("--slurm-tasks", type=int, default=None, help="slurm: tasks of 10 ms for the makespan (10000)")
+    parser.add_argument("--slurm-task-ranks", type=int, default=2, help="slurm: task ranks of the makespan job")
+    parser.add_argument("--slurm-partition", default="scale")
     args = parser.parse_args()
     args.build = args.build.resolve()
     args.source = pathlib.Path(__file__).resolve().parents[2]
     args.spaces = args.spaces or args.source.parent / "shared" / "data" / "spaces"
     if args.quick:
         args.repeats = 1
-    only = args.only.split(",")
+    only = args.only.split(",") + (["slurm"] if args.slurm else [])
+    unknown = set(only) - {"store", "ask", "campaign", "slurm"}
+    if unknown:
+        parser.error(f"--only: unknown part(s) {', '.join(sorted(unknown))} (known: store, ask, campaign, slurm)")
+    defaults = {"slurm_nodes": (8, 128), "slurm_jobs": ("4,16", "10,1000"), "slurm_hold": (2, 30),
+                "slurm_tasks": (200, 10000)}
+    for key, (quick, full) in defaults.items():
+        if getattr(args, key) is None:
+            setattr(args, key, quick if args.quick else full)
+    args.slurm_jobs = [int(j) for j in str(args.slurm_jobs).split(",")]
     summary = {"bench": "scale", "quick": args.quick}
     with tempfile.TemporaryDirectory(prefix="flotilla-scale-") as tmp:
         work = pathlib.Path(tmp)
@@ -252,9 +285,12 @@ def main():
             summary["peak_rss_mib"] = big["ru_maxrss_mib"]
             summary["flotilla_vm_hwm_mib"] = big["vm_hwm_mib"]
             summary["cpu_us_per_task_by_tasks"] = {str(l["tasks"]): l["cpu_us_per_task"]["median"] for l in lines}
-    for key in ("nodes", "slurm_calls_per_min", "makespan_over_ideal"):
-        summary[key] = None
-    summary["note"] = f"nodes, slurm_calls_per_min, makespan_over_ideal: {NOT_MEASURED}"
+        if "slurm" in only:
+            slurm_part.measure_slurm(args.build, work, args, summary)
+    if "slurm" not in only:
+        for key in ("nodes", "slurm_calls_per_min", "makespan_over_ideal"):
+            summary[key] = None
+        summary["note"] = f"nodes, slurm_calls_per_min, makespan_over_ideal: {NOT_MEASURED}"
     print(json.dumps(summary), flush=True)
 
 

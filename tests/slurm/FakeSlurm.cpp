@@ -79,6 +79,9 @@ SlurmResources fake_slurm_resources(const std::filesystem::path& jobs_dir, unsig
   r.job_prefix = "fake";
   r.shape.nodes = 1;
   r.shape.ranks_per_node = static_cast<int>(slots) + 1;  // rank 0 dispatches
+  // Every query is a step of the fake's scheduler (jobs start and end only then): the tests keep
+  // the pace they were written for rather than resources.slurm_poll's 2 s.
+  r.poll_interval = std::chrono::milliseconds(250);
   return r;
 }
 

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <fstream>
+#include <set>
 
 #include "SlurmBackendFixture.h"
 #include "flotilla/jobs/JobResults.h"
@@ -90,6 +91,77 @@ TEST_F(SlurmBackendTest, MaxSubmitJobsWaitsForTheUsersOtherJobs) {
   slurm.end(other, JobState::completed);
   EXPECT_EQ(collect_results(*backend, 1).size(), 1u);
   EXPECT_EQ(slurm.submitted().size(), 2u);
+}
+
+// Issue 35: slurmctld's load from a campaign must not grow with its jobs. 50 jobs in Slurm at
+// once (one per resource set, all held pending), followed for 2.2 s with a 1 s poll interval: one
+// query at each poll, 3 at most, as for one job (a query per job would be 150).
+TEST_F(SlurmBackendTest, OneQueryPerPollIntervalWhateverTheNumberOfJobs) {
+  settings.poll_interval = 1s;
+  slurm.hold_new(true);
+  auto backend = make();
+  std::vector<TaskSpec> tasks;
+  for (int i = 0; i < 50; ++i)
+    tasks.push_back(staged(sh_task(static_cast<std::uint64_t>(i + 1), "true"), "set" + std::to_string(i)));
+  backend->submit(tasks);
+  const auto start = std::chrono::steady_clock::now();
+  while (std::chrono::steady_clock::now() - start < 2200ms) EXPECT_TRUE(backend->collect(100ms).empty());
+  EXPECT_EQ(slurm.submitted().size(), 50u);
+  // Polls at 0, 1 and 2 s; a loaded machine may push the last one past the 2.2 s.
+  EXPECT_GE(slurm.queries(), 2);
+  EXPECT_LE(slurm.queries(), 3);
+}
+
+// Between two polls a job's start is seen in its folder (its script writes slurm_job_id first), and
+// its results are read from there: with a 30 s poll interval, the result of a job Slurm starts
+// after the first poll arrives with no further query.
+TEST_F(SlurmBackendTest, AStartedJobsResultsArriveWithoutWaitingForThePoll) {
+  settings.poll_interval = 30s;
+  slurm.hold_new(true);
+  auto backend = make();
+  backend->submit({sh_task(1, "echo flotilla-metric: x=1")});
+  EXPECT_TRUE(backend->collect(300ms).empty());
+  const int queries = slurm.queries();
+  slurm.start(1000);
+  const auto results = collect_results(*backend, 1, 10s);
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].status, TaskStatus::ok) << results[0].reason;
+  EXPECT_EQ(slurm.queries(), queries) << "Slurm was asked again";
+  const auto lines = journal(folders().at(0));
+  EXPECT_NE(std::find(lines.begin(), lines.end(), "seen_running running its script started (slurm_job_id written)"),
+            lines.end());
+}
+
+// The results files this process has open (an HDF5 reader holds its file open).
+std::set<std::string> open_results_files() {
+  std::set<std::string> out;
+  for (const auto& fd : std::filesystem::directory_iterator("/proc/self/fd")) {
+    std::error_code ec;
+    const auto target = std::filesystem::read_symlink(fd.path(), ec);
+    if (!ec && target.extension() == ".h5") out.insert(target.filename().string());
+  }
+  return out;
+}
+
+// An array element whose tasks have all reported has its results file closed while the other
+// elements run: a reader costs some 0.6 MiB, and 1,000 elements held 670 MiB (bench/scale).
+TEST_F(SlurmBackendTest, AnArrayElementsResultsFileIsClosedOnceItsTasksReported) {
+  auto backend = make();
+  backend->submit({staged(sh_task(1, "echo flotilla-metric: x=1"), "evaluate", "", 0),
+                   staged(sh_task(2, "sleep 4; echo flotilla-metric: x=2"), "evaluate", "", 1)});
+  const auto first = collect_results(*backend, 1);
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(first[0].id, 1u);
+  // Element 1's file is open (its worker has started it) while element 0's is not.
+  const auto start = std::chrono::steady_clock::now();
+  while (!open_results_files().contains("results-1.h5") && std::chrono::steady_clock::now() - start < 3s)
+    EXPECT_TRUE(backend->collect(100ms).empty());
+  const auto open = open_results_files();
+  EXPECT_TRUE(open.contains("results-1.h5")) << "element 1's results file was never opened";
+  EXPECT_FALSE(open.contains("results-0.h5")) << "element 0 reported all its tasks, its file is still open";
+  const auto rest = collect_results(*backend, 1);
+  ASSERT_EQ(rest.size(), 1u);
+  EXPECT_EQ(rest[0].status, TaskStatus::ok) << rest[0].reason;
 }
 
 TEST_F(SlurmBackendTest, AJobThatEndsBeforeItsTasksReportGivesThemBackLost) {

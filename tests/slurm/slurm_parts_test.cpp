@@ -1,5 +1,6 @@
 // The Slurm backend's parts that need no Slurm: the task ledger (every task back exactly once),
-// job folders and what they say of their job, and job requests (jobs/src/slurm).
+// job folders and what they say of their job, job requests, and the advice on a partition's
+// limits (jobs/src/slurm).
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
@@ -11,6 +12,7 @@
 #include "BackendTestUtil.h"
 #include "slurm/JobFolder.h"
 #include "slurm/JobRequests.h"
+#include "slurm/PartitionAdvice.h"
 #include "slurm/TaskLedger.h"
 #include "flotilla/jobs/Slurm.h"
 
@@ -237,6 +239,81 @@ TEST(AllocationLauncher, ALauncherThatCannotStartIsAnErrorNamingItsFolder) {
     EXPECT_NE(std::string(e.what()).find("a launcher of allocation 7 already runs"), std::string::npos) << e.what();
   }
   close(held);
+}
+
+// `scontrol show partition --oneliner` of the limits test's cluster (Slurm 22.05, recorded).
+constexpr const char* kPartitions =
+    "PartitionName=debug AllowGroups=ALL AllowAccounts=ALL AllowQos=ALL AllocNodes=ALL Default=YES QoS=N/A "
+    "DefaultTime=NONE DisableRootJobs=NO ExclusiveUser=NO GraceTime=0 Hidden=NO MaxNodes=UNLIMITED "
+    "MaxTime=UNLIMITED MinNodes=0 LLN=NO MaxCPUsPerNode=UNLIMITED Nodes=node[1-2] PriorityJobFactor=1 "
+    "PriorityTier=1 RootOnly=NO ReqResv=NO OverSubscribe=NO OverTimeLimit=NONE PreemptMode=OFF State=UP "
+    "TotalCPUs=8 TotalNodes=2 SelectTypeParameters=NONE\n"
+    "PartitionName=small AllowGroups=ALL AllowAccounts=ALL AllowQos=ALL AllocNodes=ALL Default=NO QoS=N/A "
+    "DefaultTime=NONE DisableRootJobs=NO ExclusiveUser=NO GraceTime=0 Hidden=NO MaxNodes=1 MaxTime=00:02:00 "
+    "MinNodes=0 LLN=NO MaxCPUsPerNode=UNLIMITED Nodes=node[1-2] PriorityJobFactor=1 PriorityTier=1 RootOnly=NO "
+    "ReqResv=NO OverSubscribe=NO OverTimeLimit=NONE PreemptMode=OFF State=DRAIN TotalCPUs=8 TotalNodes=2\n";
+
+TEST(PartitionAdvice, ReadsScontrolsPartitions) {
+  const auto parts = parse_partitions(kPartitions);
+  ASSERT_EQ(parts.size(), 2u);
+  EXPECT_EQ(parts[0].name, "debug");
+  EXPECT_TRUE(parts[0].is_default);
+  EXPECT_EQ(parts[0].max_nodes, std::nullopt);
+  EXPECT_EQ(parts[0].max_time, std::nullopt);
+  EXPECT_EQ(parts[0].total_nodes, 2u);
+  EXPECT_EQ(parts[1].name, "small");
+  EXPECT_FALSE(parts[1].is_default);
+  EXPECT_EQ(parts[1].state, "DRAIN");
+  EXPECT_EQ(parts[1].max_nodes, 1u);
+  EXPECT_EQ(parts[1].max_time, std::chrono::minutes(2));
+}
+
+// Each limit named with its value and the setting to change; a stage's jobs name its own key too.
+TEST(PartitionAdvice, NamesTheBrokenLimitAndTheSetting) {
+  const auto parts = parse_partitions(kPartitions);
+  JobRequest r{.partition = "small", .nodes = 2, .time_limit = std::chrono::minutes(30)};
+  EXPECT_EQ(broken_limit(parts[1], r, "evaluate"),
+            "partition small allows at most 1 node a job (MaxNodes); the job asks for 2: lower resources.nodes "
+            "(resources.evaluate.nodes for evaluate jobs), or choose another partition with resources.partition "
+            "(resources.evaluate.partition for evaluate jobs)");
+  r.nodes = 1;
+  EXPECT_EQ(broken_limit(parts[1], r, ""),
+            "partition small allows at most 00:02:00 a job (MaxTime); the job asks for 00:30:00: lower "
+            "resources.time_limit, or choose another partition with resources.partition");
+  r.time_limit = std::chrono::minutes(2);
+  EXPECT_EQ(broken_limit(parts[1], r, ""), std::nullopt);
+  const JobRequest wide{.nodes = 3, .time_limit = std::chrono::minutes(24 * 60 + 5)};  // the default partition
+  EXPECT_EQ(find_partition(parts, wide), &parts[0]);
+  EXPECT_EQ(broken_limit(parts[0], wide, ""),
+            "partition debug has 2 nodes; the job asks for 3: lower resources.nodes, or choose another partition with "
+            "resources.partition");
+}
+
+TEST(PartitionAdvice, SaysWhatARefusalMeansInSettings) {
+  const auto parts = parse_partitions(kPartitions);
+  const JobRequest nope{.partition = "nope"};
+  EXPECT_EQ(refusal_advice("slurm_submit_batch_job: Invalid partition name specified (errno 2000)", parts, nope, ""),
+            "partition nope does not exist on this cluster (it has debug, small): set resources.partition");
+  const JobRequest small{.partition = "small", .time_limit = std::chrono::minutes(1)};
+  EXPECT_EQ(refusal_advice("sbatch: error: Batch job submission failed: Required partition not available (inactive or "
+                           "drain)",
+                           parts, small, ""),
+            "partition small is DRAIN: wait for it to be UP (flotilla tries again), or choose another with "
+            "resources.partition");
+  EXPECT_EQ(refusal_advice("slurm_submit_batch_job: Invalid feature specification (errno 2041)", parts, small, ""),
+            "the --constraint of resources.sbatch names a feature no node of the partition has (sinfo -o '%P %f')");
+  EXPECT_EQ(refusal_advice("slurm_submit_batch_job: Unable to contact slurm controller", parts, small, ""), "");
+  // A refusal for a limit the partitions show is named by that limit, whatever Slurm's words.
+  const JobRequest longer{.partition = "small", .time_limit = std::chrono::minutes(10)};
+  EXPECT_EQ(refusal_advice("slurm_submit_batch_job: Requested time limit is invalid (missing or exceeds some limit) "
+                           "(errno 2051)",
+                           parts, longer, ""),
+            "partition small allows at most 00:02:00 a job (MaxTime); the job asks for 00:10:00: lower "
+            "resources.time_limit, or choose another partition with resources.partition");
+  EXPECT_TRUE(is_partition_limit_reason("PartitionNodeLimit"));
+  EXPECT_TRUE(is_partition_limit_reason("PartitionTimeLimit"));
+  EXPECT_FALSE(is_partition_limit_reason("PartitionDown"));
+  EXPECT_FALSE(is_partition_limit_reason("Resources"));
 }
 
 }  // namespace

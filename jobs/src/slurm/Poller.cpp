@@ -6,15 +6,32 @@
 #include <fmt/format.h>
 
 #include "JobFolder.h"
+#include "PartitionAdvice.h"
 #include "flotilla/jobs/JobResults.h"
 
 namespace flotilla::jobs::slurm {
 
 void Poller::follow() {
-  if (Clock::now() - m_last_poll >= (m_soon ? kSoonPollInterval : kPollInterval))
+  const auto now = Clock::now();
+  if (now - m_last_poll >= (m_soon ? Clock::duration(kSoonPollInterval) : Clock::duration(m_settings.poll_interval)))
     poll();
-  else if (Clock::now() - m_last_read >= kReadInterval)
+  else if (now - m_last_scan >= kScanInterval)
+    scan();
+  else if (now - m_last_read >= kReadInterval)
     read_running();
+}
+
+// A job's script writes slurm_job_id first (JobRequests.cpp), so its presence in a queued job's
+// folder says the job (an array: one of its elements) has started, without asking Slurm. The
+// next poll still says how it ends.
+void Poller::scan() {
+  m_last_scan = m_last_read = Clock::now();
+  for (auto& job : m_ledger.jobs()) {
+    if (job.phase == JobPhase::queued && job.slurm_id != 0 && std::filesystem::exists(job.dir / "slurm_job_id"))
+      m_journal.advance(job, JobEvent::seen_running, "its script started (slurm_job_id written)");
+    if (job.phase == JobPhase::running) read_new_results(job);
+  }
+  retire_reported();
 }
 
 // Allocated jobs (running, or retired and watched) whose launcher is gone without releasing
@@ -31,7 +48,7 @@ std::set<std::uint32_t> Poller::gone_launchers() const {
 }
 
 void Poller::poll() {
-  m_last_poll = m_last_read = Clock::now();
+  m_last_poll = m_last_scan = m_last_read = Clock::now();
   m_soon = false;
   std::vector<std::uint32_t> ids;
   for (const auto& job : m_ledger.jobs())
@@ -70,6 +87,7 @@ void Poller::follow_job(Job& job, std::vector<JobStatus>& mine, const std::set<s
       for (const auto& s : mine)
         if (s.state == JobState::pending && !s.reason.empty()) job.pending_reason = s.reason;
     if (any_running) read_new_results(job);
+    else check_pending(job);
     return;
   }
   auto how = mine.empty() ? std::string("vanished from the queue") : fmt::format("ended {}", to_string(*ended));
@@ -79,6 +97,43 @@ void Poller::follow_job(Job& job, std::vector<JobStatus>& mine, const std::set<s
   m_ledger.finish(job, fmt::format("Slurm job {} ({}) {} before this task reported", job.slurm_id, job.name, how),
                   TaskStatus::lost);
   job.tasks.clear();
+}
+
+// A pending job's reason, said once when it is one a user should hear: a partition that is down
+// is waited for; a broken partition limit never passes, so the job is cancelled and the campaign
+// stops with the limit and the setting to change (its tasks were not recorded: a run after the
+// fix submits them again).
+void Poller::check_pending(Job& job) {
+  const auto& reason = job.pending_reason;
+  if (reason.empty() || reason == job.told_reason) return;
+  job.told_reason = reason;
+  const auto shape_it = m_settings.stages.find(job.resources);
+  const auto& shape = shape_it == m_settings.stages.end() ? m_settings.shape : shape_it->second;
+  const JobRequest request{.partition = shape.partition, .nodes = shape.nodes, .ranks_per_node = shape.ranks_per_node,
+                           .gpus_per_node = shape.gpus_per_node, .time_limit = shape.time_limit};
+  if (reason == "PartitionDown" || reason == "PartitionInactive") {
+    m_notice("slurm_job_waiting", fmt::format("Slurm job {} ({}) waits: its partition {} is down ({}); the campaign "
+                                              "goes on once it is up",
+                                              job.slurm_id, job.name,
+                                              shape.partition.empty() ? "(the default)" : shape.partition, reason));
+    return;
+  }
+  if (!is_partition_limit_reason(reason)) return;
+  const auto partitions = m_client.partitions();
+  const auto* partition = find_partition(partitions, request);
+  auto broken = partition ? broken_limit(*partition, request, job.resources) : std::nullopt;
+  // PartitionConfig is also Slurm's first word for a job it has not looked at closely yet: only a
+  // limit the job does break stops the campaign.
+  if (!broken && reason == "PartitionConfig") return;
+  m_client.cancel(job.slurm_id);
+  m_journal.advance(job, JobEvent::cancelled, fmt::format("cancelled by flotilla: Slurm holds it PENDING ({})", reason));
+  throw std::runtime_error(fmt::format(
+      "Slurm job {} ({}) can never start: Slurm holds it PENDING ({}): {}. flotilla cancelled it; run again once the "
+      "setting is fixed",
+      job.slurm_id, job.name, reason,
+      broken ? *broken
+             : fmt::format("it breaks a limit of partition {} (scontrol show partition {})", partition ? partition->name : shape.partition,
+                           partition ? partition->name : shape.partition)));
 }
 
 // Retired allocated jobs (every task reported) until Slurm sees them end: their launcher
@@ -117,14 +172,9 @@ void Poller::read_running() {
   bool any = false;
   for (auto& job : m_ledger.jobs()) {
     if (job.phase != JobPhase::running) continue;
-    for (auto it = job.readers.begin(); it != job.readers.end();) {
-      try {
-        for (const auto& record : it->second.read_new()) m_ledger.take(from_job_record(record));
-        ++it;
-      } catch (const results::StoreError&) {
-        it = job.readers.erase(it);  // opened again at the next query
-      }
-    }
+    std::vector<std::filesystem::path> open;
+    for (const auto& [file, reader] : job.readers) open.push_back(file);
+    for (const auto& file : open) read_file(job, file);
     any = true;
   }
   if (any) retire_reported();
@@ -150,16 +200,26 @@ void Poller::retire_reported() {
 // simply opened again at the next poll; finish() reads every file once more at the end.
 void Poller::read_new_results(Job& job) {
   std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(job.dir, ec)) {
-    if (!is_results_file(entry.path())) continue;
-    try {
-      auto it = job.readers.find(entry.path());
-      if (it == job.readers.end())
-        it = job.readers.emplace(entry.path(), results::JobFileReader::open(entry.path())).first;
-      for (const auto& record : it->second.read_new()) m_ledger.take(from_job_record(record));
-    } catch (const results::StoreError&) {
-      job.readers.erase(entry.path());  // results are matched by id, so reading again never doubles
-    }
+  for (const auto& entry : std::filesystem::directory_iterator(job.dir, ec))
+    if (is_results_file(entry.path()) && !job.done_files.contains(entry.path())) read_file(job, entry.path());
+}
+
+// One results file's new records; the file is closed for good once every task it holds has
+// reported (an array element's, known from file_tasks).
+void Poller::read_file(Job& job, const std::filesystem::path& file) {
+  try {
+    auto it = job.readers.find(file);
+    if (it == job.readers.end()) it = job.readers.emplace(file, results::JobFileReader::open(file)).first;
+    for (const auto& record : it->second.read_new()) m_ledger.take(from_job_record(record));
+  } catch (const results::StoreError&) {
+    job.readers.erase(file);  // opened again later; results are matched by id, so reading again never doubles
+    return;
+  }
+  const auto tasks = job.file_tasks.find(file);
+  if (tasks == job.file_tasks.end()) return;
+  if (std::none_of(tasks->second.begin(), tasks->second.end(), [&](std::uint64_t id) { return m_ledger.is_pending(id); })) {
+    job.readers.erase(file);
+    job.done_files.insert(file);
   }
 }
 

@@ -36,8 +36,9 @@ std::string slurm_error(std::string_view call) {
 
 // Submit limits: back off and retry rather than fail the campaign.
 bool is_limit(int error) {
+  // A drained or inactive partition (ESLURM_PARTITION_NOT_AVAIL) takes jobs again once it is UP.
   return error == ESLURM_ACCOUNTING_POLICY || error == ESLURM_QOS_THRES || error == EAGAIN ||
-         error == ESLURM_JOB_HELD;
+         error == ESLURM_JOB_HELD || error == ESLURM_PARTITION_NOT_AVAIL;
 }
 
 // Slurm's own name of a pending job's reason ("Resources", "JobHeldUser"), as squeue prints it.
@@ -213,6 +214,28 @@ class ApiClient final : public SlurmClient {
       throw std::runtime_error(slurm_error(fmt::format("slurm_kill_job({})", id)));
   }
 
+  std::vector<PartitionLimits> partitions() override {
+    partition_info_msg_t* msg = nullptr;
+    if (slurm_load_partitions(0, &msg, SHOW_ALL) != SLURM_SUCCESS)
+      throw std::runtime_error(slurm_error("slurm_load_partitions"));
+    std::vector<PartitionLimits> out;
+    for (std::uint32_t i = 0; i < msg->record_count; ++i) {
+      const auto& p = msg->partition_array[i];
+      const auto up = p.state_up;
+      out.push_back({.name = p.name ? p.name : "",
+                     .is_default = (p.flags & PART_FLAG_DEFAULT) != 0,
+                     .state = up == PARTITION_UP ? "UP" : up == PARTITION_DOWN ? "DOWN" : up == PARTITION_DRAIN ? "DRAIN"
+                                                                                                  : "INACTIVE",
+                     .max_nodes = p.max_nodes == INFINITE ? std::nullopt : std::optional(p.max_nodes),
+                     .total_nodes = p.total_nodes,
+                     .max_time = p.max_time == INFINITE || p.max_time == NO_VAL
+                                     ? std::nullopt
+                                     : std::optional(std::chrono::minutes(p.max_time))});
+    }
+    slurm_free_partition_info_msg(msg);
+    return out;
+  }
+
   std::uint32_t max_array_size() override {
     slurm_conf_t* conf = nullptr;
     if (slurm_load_ctl_conf(0, &conf) != SLURM_SUCCESS) throw std::runtime_error(slurm_error("slurm_load_ctl_conf"));
@@ -222,11 +245,14 @@ class ApiClient final : public SlurmClient {
   }
 
  private:
-  // One slurm_load_jobs call; the statuses of the jobs `keep` accepts.
+  // One call for the calling user's jobs (slurm_load_job_user: on a shared cluster the answer
+  // holds this user's jobs, not every user's, as slurm_load_jobs's would); the statuses of the
+  // jobs `keep` accepts. Every job flotilla follows is the user's own.
   template <class Keep>
   std::vector<JobStatus> load_jobs(Keep keep) {
     job_info_msg_t* msg = nullptr;
-    if (slurm_load_jobs(0, &msg, SHOW_ALL) != SLURM_SUCCESS) throw std::runtime_error(slurm_error("slurm_load_jobs"));
+    if (slurm_load_job_user(&msg, getuid(), SHOW_ALL) != SLURM_SUCCESS)
+      throw std::runtime_error(slurm_error("slurm_load_job_user"));
     std::vector<JobStatus> statuses;
     for (std::uint32_t i = 0; i < msg->record_count; ++i) {
       const auto& job = msg->job_array[i];

@@ -45,7 +45,7 @@ SlurmBackend::SlurmBackend(SlurmResources settings, const BackendOptions& o, std
       m_notice(o.notice),
       m_client(std::move(client)),
       m_journal(m_notice),
-      m_poller(*m_client, m_ledger, m_journal, m_notice),
+      m_poller(*m_client, m_ledger, m_journal, m_notice, m_settings),
       m_allocator(*m_client, m_journal, m_notice, own_program(o.path_prepend, "flotilla")),
       m_restart(m_settings, *m_client, m_ledger, m_journal, m_notice),
       m_submitter(m_settings,

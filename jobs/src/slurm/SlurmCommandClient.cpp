@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "PartitionAdvice.h"
 #include "SlurmClients.h"
 #include "flotilla/jobs/Subprocess.h"
 
@@ -60,10 +61,17 @@ class CommandClient final : public SlurmClient {
     auto result = run_capture({"sbatch", "--parsable"}, render_job_script(r));
     auto id = result.status == 0 ? parse_sbatch_parsable(result.out) : std::nullopt;
     if (id) return Submitted{*id};
+    // A partition that is drained or inactive refuses submissions until it is UP again.
     const bool limit = result.out.find("QOSMaxSubmitJob") != std::string::npos ||
                        result.out.find("AssocMaxSubmitJob") != std::string::npos ||
-                       result.out.find("Resource temporarily unavailable") != std::string::npos;
+                       result.out.find("Resource temporarily unavailable") != std::string::npos ||
+                       result.out.find("Required partition not available") != std::string::npos;
+    // sbatch may print a line of its own ("invalid partition specified: X") before Slurm's error.
     auto message = first_line(result.out);
+    if (const auto at = result.out.find("Batch job submission failed"); at != std::string::npos && at >= message.size()) {
+      const auto line_start = result.out.rfind('\n', at) + 1;  // npos + 1 == 0
+      message += "; " + first_line(result.out.substr(line_start));
+    }
     return SubmitRejected{message.starts_with("sbatch:") ? message : "sbatch: " + message, limit};
   }
 
@@ -97,6 +105,11 @@ class CommandClient final : public SlurmClient {
     auto statuses = parse_squeue_json(squeue_json(result.out));
     std::erase_if(statuses, [uid = getuid()](const JobStatus& s) { return s.user_id != uid; });
     return statuses;
+  }
+
+  std::vector<PartitionLimits> partitions() override {
+    auto result = run_capture({"scontrol", "show", "partition", "--oneliner"}, "", 3);
+    return result.status == 0 ? slurm::parse_partitions(result.out) : std::vector<PartitionLimits>();
   }
 
   std::uint32_t max_array_size() override {

@@ -4,6 +4,7 @@
 // (slurm_resources), read by every part of the backend.
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -22,6 +23,7 @@ struct SlurmResources {
   std::string job_prefix = "flotilla";    // job names: PREFIX-N
   int max_attempts = 3;                   // tries per task across failed, lost or preempted jobs
   int max_submit_jobs = 0;                // the user's pending + running jobs allowed at once; 0: no limit
+  std::chrono::milliseconds poll_interval{2000};  // SlurmSettings::poll_interval
   bool hold = false;                      // write the next job's folder, submit nothing (Backend::held)
   std::string start = "batch";            // SlurmSettings::start
   std::vector<std::string> setup;         // resources.setup: commands each job script runs first

@@ -46,6 +46,9 @@ const std::vector<BackendSetting>& slurm_backend_settings() {
       {"resources.srun_mpi", "pmix", "slurm: srun's --mpi plugin (pmix, pmix_v4, pmi2, ...: srun --mpi=list names yours)"},
       {"resources.max_submit_jobs", "0",
        "slurm: the user's pending and running jobs allowed at once, as the site's MaxSubmitJobs (0 = no limit)"},
+      {"resources.slurm_poll", "2s",
+       "slurm: the least time between two queries of the jobs' states (one query for all jobs; results and job "
+       "starts are seen from the job folders in between)"},
       // Per-stage allocations: [resources.explore] / [resources.evaluate] override the keys above
       // for that stage's jobs (docs/slurm.md).
       {"resources.explore.partition", "", "slurm: partition of explore jobs"},
@@ -167,6 +170,9 @@ std::shared_ptr<const BackendConfig> read_slurm_settings(SettingsSource& r) {
   if (const auto dir = r.text("resources.jobs_dir"); !dir.empty() && !is_sbatch_value(dir))
     r.fail("resources.jobs_dir", "holds a blank or a control character, which a job script's #SBATCH lines cannot carry");
   s->max_submit_jobs = static_cast<int>(r.integer("resources.max_submit_jobs", 0, 1'000'000));
+  s->poll_interval = r.duration("resources.slurm_poll");
+  if (s->poll_interval < std::chrono::milliseconds(100))
+    r.fail("resources.slurm_poll", "is shorter than 100ms (each poll is a query of slurmctld)");
   s->launcher = r.choice("resources.launcher", {"srun", "mpirun"});
   if (s->launcher == "mpirun" && s->start == "allocate")
     r.fail("resources.launcher",
@@ -201,6 +207,7 @@ SlurmResources slurm_resources(const BackendOptions& options) {
                    .job_prefix = options.job_prefix,
                    .max_attempts = options.max_attempts,
                    .max_submit_jobs = s.max_submit_jobs,
+                   .poll_interval = s.poll_interval,
                    .hold = options.hold,
                    .start = s.start,
                    .setup = s.setup,

@@ -9,6 +9,7 @@
 
 #include "JobFolder.h"
 #include "JobRequests.h"
+#include "PartitionAdvice.h"
 
 namespace flotilla::jobs::slurm {
 
@@ -74,6 +75,10 @@ void Submitter::add_job(const std::string& resources, const std::vector<std::uin
     if (piece) elements[static_cast<std::uint32_t>(specs.back()->array_index) - piece->offset].push_back(i);
   }
   if (piece) job.array = piece->spec;
+  for (const auto& [element, positions] : elements) {
+    auto& tasks = job.file_tasks[job.dir / ("results-" + std::to_string(element) + ".h5")];
+    for (auto i : positions) tasks.push_back(ids[i]);
+  }
   write_job_folder(job.dir, job.name, specs, elements);
   if (m_settings.hold) return hold(job, job_request(job, m_settings, m_worker, ""));
   m_parts.ledger.jobs().push_back(std::move(job));  // submitted by submit_waiting()
@@ -85,8 +90,8 @@ std::uint32_t Submitter::max_array_size() {
 }
 
 // With max_submit_jobs, the user's pending and running jobs are counted first (one query per
-// pass, at most every 250 ms while a job waits), so a site's MaxSubmitJobs is respected rather
-// than hit.
+// pass, at most every poll interval while a job waits), so a site's MaxSubmitJobs is respected
+// rather than hit.
 void Submitter::submit_waiting() {
   std::optional<std::size_t> queued;
   for (auto& job : m_parts.ledger.jobs()) {
@@ -100,7 +105,7 @@ void Submitter::submit_waiting() {
       const auto limit = static_cast<std::size_t>(m_settings.max_submit_jobs);
       // A job larger than the limit alone goes once nothing else is queued (Slurm decides).
       if (*queued > 0 && *queued + elements > limit) {
-        job.next_try = Clock::now() + kPollInterval;
+        job.next_try = Clock::now() + m_settings.poll_interval;
         continue;
       }
     }
@@ -171,14 +176,31 @@ void Submitter::try_submit(Job& job, const std::string& dependency) {
     const auto wait = std::chrono::seconds(std::min(30, 1 << std::min(job.tries++, 5)));
     job.next_try = Clock::now() + wait;
     m_parts.journal.advance(job, JobEvent::deferred, rejected.message);
-    m_notice("slurm_submit_deferred", fmt::format("Slurm refused job {} for now ({}); trying again in {} s", job.name,
-                                                  rejected.message, wait.count()));
+    // A partition that is not UP is named with its state, once: the partitions are one more query.
+    const auto advice = job.tries == 1 && rejected.message.find("Required partition not available") != std::string::npos
+                            ? "; " + refusal_advice(rejected.message, partitions(), request, job.resources)
+                            : std::string();
+    m_notice("slurm_submit_deferred", fmt::format("Slurm refused job {} for now ({}){}; trying again in {} s", job.name,
+                                                  rejected.message, advice, wait.count()));
     return;
   }
-  // Anything else (no such partition, Slurm unreachable) is a setup error, not a trial result:
-  // recording it would burn the campaign's budget on failures that say nothing about candidates.
-  throw std::runtime_error(
-      fmt::format("Slurm refused job {} ({}): {}", job.name, (job.dir / "manifest.json").string(), rejected.message));
+  // Anything else (no such partition, a partition limit, Slurm unreachable) is a setup error, not
+  // a trial result: recording it would burn the campaign's budget on failures that say nothing
+  // about candidates. The message says which setting to change when Slurm's error tells.
+  const auto advice = refusal_advice(rejected.message, partitions(), request, job.resources);
+  throw std::runtime_error(fmt::format("Slurm refused job {} ({}): {}{}", job.name,
+                                       (job.dir / "manifest.json").string(), rejected.message,
+                                       advice.empty() ? "" : ". " + advice));
+}
+
+// The cluster's partitions, to explain a refusal; none when Slurm cannot say (its own message
+// is then the whole story).
+std::vector<PartitionLimits> Submitter::partitions() {
+  try {
+    return m_parts.client.partitions();
+  } catch (const std::runtime_error&) {
+    return {};
+  }
 }
 
 void Submitter::defer_for_own(Job& job) {

@@ -9,8 +9,9 @@
 //  - Jobs that depend on no other are made first, so a dependent job finds the job it waits for.
 //  - With max_submit_jobs, a job is submitted only while fewer of the user's jobs are pending or
 //    running (one query per pass).
-//  - A submit-limit refusal is retried with back-off (1, 2, 4 ... 30 s), never failed; any other
-//    refusal (unknown partition, Slurm unreachable) throws: it is a setup error.
+//  - A submit-limit refusal (or a partition drained or inactive) is retried with back-off (1, 2,
+//    4 ... 30 s), never failed; any other refusal (unknown partition, a partition limit, Slurm
+//    unreachable) throws: it is a setup error, named with the setting to change (PartitionAdvice.h).
 #pragma once
 
 #include <cstdint>
@@ -67,6 +68,7 @@ class Submitter {
   bool hold_existing(const std::vector<std::uint64_t>& ids);
   void hold(const Job& job, const JobRequest& request);
   void try_submit(Job& job, const std::string& dependency);
+  std::vector<PartitionLimits> partitions();
   void defer_for_own(Job& job);
 
   const SlurmResources& m_settings;

@@ -96,6 +96,17 @@ struct SubmitRejected {
 };
 using SubmitOutcome = std::variant<Submitted, SubmitRejected>;
 
+// What a partition allows a job, as slurmctld says it (scontrol show partition): to tell a user
+// which limit a job broke and which setting to change.
+struct PartitionLimits {
+  std::string name;
+  bool is_default = false;
+  std::string state;                          // UP, DOWN, DRAIN, INACTIVE
+  std::optional<std::uint32_t> max_nodes;     // MaxNodes a job; nullopt: unlimited
+  std::uint32_t total_nodes = 0;
+  std::optional<std::chrono::minutes> max_time;  // MaxTime; nullopt: unlimited
+};
+
 class SlurmClient {
  public:
   virtual ~SlurmClient() = default;
@@ -117,6 +128,9 @@ class SlurmClient {
   // Ends an allocation made by allocate_now with its script's wait status, as salloc does
   // (COMPLETED for 0, FAILED otherwise). A job already ended is not an error.
   virtual void release(std::uint32_t id, int wait_status) = 0;
+  // Every partition's limits, in one query; only asked after Slurm refused or held a job for
+  // one. Empty when the client cannot tell.
+  virtual std::vector<PartitionLimits> partitions() { return {}; }
 };
 
 // Runs a job folder's job.sh inside allocation `id` (made by allocate_now) from a process that

@@ -38,6 +38,9 @@ struct SlurmSettings final : BackendConfig {
   // and build (one node and no GPUs unless its section says otherwise).
   std::map<std::string, SlurmShape, std::less<>> stages;
   int max_submit_jobs = 0;                // the user's pending + running jobs allowed at once; 0: no limit
+  // resources.slurm_poll: the least time between two queries of the jobs' states (one query for
+  // all of them), so a campaign's calls to slurmctld per minute stay the same however many jobs it has.
+  std::chrono::milliseconds poll_interval{2000};
   // "batch": every job is a batch job. "allocate": a job that depends on no other and is not an
   // array is first allocated at once when its nodes are free (as `salloc --immediate`), and its
   // script runs from a launcher on this host that outlives flotilla; otherwise a batch job.
