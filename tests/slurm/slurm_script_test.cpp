@@ -136,6 +136,12 @@ TEST(CommandOutput, SqueueJsonErrorsNameTheField) {
   EXPECT_EQ(error_of(R"({"jobs": [{"job_id": 1, "job_state": 3}]})"),
             "squeue --json: jobs[0]: [json.exception.type_error.302] type must be string, but is number");
   EXPECT_EQ(parse_squeue_json(R"({"jobs": [{"job_id": 4294967295, "array_task_id": null}]})").at(0).id, 4294967295u);
+  // An exit code outside an int's range was converted with undefined behaviour (UBSan, fuzz_slurm).
+  EXPECT_EQ(error_of(R"({"jobs": [{"job_id": 1, "exit_code": 1.8446744073709552e20}]})"),
+            "squeue --json: jobs[0].exit_code: expected an integer, got 1.844674407370955e+20");
+  EXPECT_EQ(error_of(R"({"jobs": [{"job_id": 1, "exit_code": 18446744073709551615}]})"),
+            "squeue --json: jobs[0].exit_code: expected an integer, got 18446744073709551615");
+  EXPECT_EQ(parse_squeue_json(R"({"jobs": [{"job_id": 1, "exit_code": -2}]})").at(0).exit_code, -2);
 }
 
 // MaxSubmitJobs counts a pending array's remaining elements one by one.

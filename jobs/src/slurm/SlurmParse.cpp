@@ -1,4 +1,5 @@
 // SlurmParse.cpp — parsers of sbatch/squeue output for the command-line Slurm client (pure).
+#include <climits>
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
@@ -68,6 +69,20 @@ std::optional<std::uint32_t> id_member(const nlohmann::json& job, const char* na
   return it->get<std::uint32_t>();
 }
 
+// An exit code is an int: a number outside its range (1.8e20) is not squeue's output, and
+// converting it would be undefined (found by fuzz_slurm).
+int exit_code_member(const nlohmann::json& job, std::size_t index) {
+  const auto it = job.find("exit_code");
+  if (it == job.end() || it->is_null()) return 0;
+  const bool in_range = it->is_number_unsigned() ? it->get<std::uint64_t>() <= INT_MAX
+                        : it->is_number_integer() ? it->get<std::int64_t>() >= INT_MIN && it->get<std::int64_t>() <= INT_MAX
+                                                  : false;
+  if (!in_range)
+    bad_squeue_output(fmt::format("jobs[{}].exit_code: expected an integer, got {}", index,
+                                  it->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
+  return static_cast<int>(it->get<std::int64_t>());
+}
+
 JobStatus job_status(const nlohmann::json& job, std::size_t index) {
   if (!job.is_object()) bad_squeue_output(fmt::format("jobs[{}]: expected an object", index));
   JobStatus s;
@@ -75,7 +90,7 @@ JobStatus job_status(const nlohmann::json& job, std::size_t index) {
   if (!id) bad_squeue_output(fmt::format("jobs[{}]: no job_id", index));
   s.id = *id;
   s.state = job_state_from_name(job.value("job_state", std::string("UNKNOWN")));
-  s.exit_code = job.value("exit_code", 0);
+  s.exit_code = exit_code_member(job, index);
   s.reason = job.value("state_reason", std::string());
   if (s.reason == "None") s.reason.clear();
   s.array_job_id = id_member(job, "array_job_id", index).value_or(0);
