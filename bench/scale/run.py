@@ -41,7 +41,6 @@ import json
 import os
 import pathlib
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -49,18 +48,9 @@ import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import slurm_part  # noqa: E402  (beside this file)
+from slurm_part import fail, spread  # noqa: E402  (one copy of each, shared by both parts)
 
 NOT_MEASURED = "not measured: needs the simulated cluster (--only slurm)"
-
-
-def spread(values):
-    values = sorted(values)
-    return {"median": statistics.median(values), "min": values[0], "max": values[-1], "n": len(values)}
-
-
-def fail(message):
-    print(f"bench/scale: {message}", file=sys.stderr)
-    sys.exit(1)
 
 
 def run_json(cmd):

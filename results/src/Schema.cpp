@@ -317,7 +317,11 @@ TrialRow to_row(const TrialRecord& record) {
   return row;
 }
 
-TrialRecord from_row(const TrialRow& row) {
+namespace {
+
+// The fields a trial row and its outcome-only read (TrialOutcomeRow) have in common.
+template <class Row>
+TrialRecord outcome_fields(const Row& row) {
   TrialRecord record;
   record.candidate = row.candidate;
   record.kind = static_cast<TrialKind>(row.kind);
@@ -328,9 +332,16 @@ TrialRecord from_row(const TrialRow& row) {
   record.end = row.end;
   record.exit_code = row.exit_code;
   record.objective = row.objective;
+  record.rank = row.rank;
+  return record;
+}
+
+}  // namespace
+
+TrialRecord from_row(const TrialRow& row) {
+  TrialRecord record = outcome_fields(row);
   record.reason = from_field(row.reason);
   record.output_tail = from_field(row.output_tail);
-  record.rank = row.rank;
   record.host = from_field(row.host);
   record.device = from_field(row.device);
   record.cores = from_field(row.cores);
@@ -338,20 +349,7 @@ TrialRecord from_row(const TrialRow& row) {
   return record;
 }
 
-TrialRecord from_row(const TrialOutcomeRow& row) {
-  TrialRecord record;
-  record.candidate = row.candidate;
-  record.kind = static_cast<TrialKind>(row.kind);
-  record.index = row.index;
-  record.attempt = row.attempt;
-  record.status = static_cast<TrialStatus>(row.status);
-  record.start = row.start;
-  record.end = row.end;
-  record.exit_code = row.exit_code;
-  record.objective = row.objective;
-  record.rank = row.rank;
-  return record;
-}
+TrialRecord from_row(const TrialOutcomeRow& row) { return outcome_fields(row); }
 
 void add_texts(TrialRecord& record, const TrialTextRow& row) {
   record.reason = from_field(row.reason);
