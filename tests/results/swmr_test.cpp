@@ -226,6 +226,14 @@ TEST(Swmr, GroupIsWrittenAtCommitAndLostWholeByAKill) {
 // reopens, every trial in it is whole, and the campaign continues from there.
 TEST(Swmr, KillDuringGroupedWritesLeavesAReadableFile) { kill_writer_then_continue("grouped"); }
 
+// A writer in `mode` that appends `trials` and closes the file cleanly, leaving `total` recorded.
+static void write_and_close(const std::string& mode, const std::filesystem::path& path, int trials, int total) {
+  WriterProcess writer(mode, path, trials);
+  ASSERT_EQ(writer.read_line(), "open");
+  ASSERT_EQ(writer.read_line(), "ready " + std::to_string(total));
+  writer.finish();
+}
+
 // A writer killed between opening the file and switching it to SWMR mode (a resume's first
 // moments, which take seconds at 10^6 trials) left its superblock marked "open for write", which
 // neither a SWMR reader nor a plain one may open: `results summary` failed until the next run
@@ -234,12 +242,7 @@ TEST(Swmr, KillDuringGroupedWritesLeavesAReadableFile) { kill_writer_then_contin
 TEST(Swmr, AWriterKilledBeforeItsSwitchToSwmrLeavesAReadableFile) {
   ScratchDir dir;
   const auto path = dir / "campaign.h5";
-  {
-    WriterProcess writer("create", path, 30);
-    ASSERT_EQ(writer.read_line(), "open");
-    ASSERT_EQ(writer.read_line(), "ready 30");
-    writer.finish();
-  }
+  write_and_close("create", path, 30, 30);
   {
     WriterProcess opened("opened", path, 0);
     ASSERT_EQ(opened.read_line(), "open");
@@ -248,12 +251,7 @@ TEST(Swmr, AWriterKilledBeforeItsSwitchToSwmrLeavesAReadableFile) {
   ASSERT_FALSE(has_live_writer(path));
   expect_samples(Store::open_read(path), 30);
   // And the next writer appends after every row.
-  {
-    WriterProcess writer("append", path, 5);
-    ASSERT_EQ(writer.read_line(), "open");
-    ASSERT_EQ(writer.read_line(), "ready 35");
-    writer.finish();
-  }
+  write_and_close("append", path, 5, 35);
   expect_samples(Store::open_read(path), 35);
 }
 
@@ -262,12 +260,7 @@ TEST(Swmr, AWriterKilledBeforeItsSwitchToSwmrLeavesAReadableFile) {
 TEST(Swmr, AReaderWaitsForALiveWriterToLeaveItsNonSwmrOpen) {
   ScratchDir dir;
   const auto path = dir / "campaign.h5";
-  {
-    WriterProcess writer("create", path, 10);
-    ASSERT_EQ(writer.read_line(), "open");
-    ASSERT_EQ(writer.read_line(), "ready 10");
-    writer.finish();
-  }
+  write_and_close("create", path, 10, 10);
   WriterProcess opened("opened", path, 0);
   ASSERT_EQ(opened.read_line(), "open");
   ASSERT_TRUE(has_live_writer(path));
