@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "DecodeCommon.h"
 #include "Families.h"
 #include "StencilRun.h"
 #include "flotilla/kernels/Stencil.h"
@@ -112,20 +113,6 @@ Worst compare_band(const std::vector<double>& got, const std::vector<double>& re
   return worst;
 }
 
-void check_shard(int shard, int shards, int n_verify) {
-  if (shards < 1) {
-    throw InvalidParameter("shards", "parameter 'shards' must be >= 1, got " + std::to_string(shards));
-  }
-  if (shard < 0 || shard >= shards) {
-    throw InvalidParameter("shard", "parameter 'shard' must be in [0, " + std::to_string(shards) + "), got " +
-                                        std::to_string(shard));
-  }
-  if (shards > n_verify) {
-    throw InvalidParameter("shards", "parameter 'shards' (" + std::to_string(shards) +
-                                         ") must be <= n_verify (" + std::to_string(n_verify) + ")");
-  }
-}
-
 class StencilFamily final : public KernelFamily {
  public:
   std::string_view name() const override { return "stencil"; }
@@ -156,7 +143,7 @@ class StencilFamily final : public KernelFamily {
 
   VerifyResult verify(const Params& given, int shard, int shards) const override {
     const Variant v = make_variant(*this, given, "n_verify");
-    check_shard(shard, shards, v.n);
+    decode::check_shard(shard, shards, v.n, "n_verify");
     const stencil::RowBand band = stencil::shard_rows(v.n, shard, shards);
     const std::string where = "shard " + std::to_string(shard) + "/" + std::to_string(shards) + " rows " +
                               std::to_string(band.begin) + ".." + std::to_string(band.end - 1) + ": ";

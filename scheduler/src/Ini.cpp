@@ -10,11 +10,15 @@ namespace {
 
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
+}  // namespace
+
 std::string_view trim(std::string_view s) {
   while (!s.empty() && is_blank(s.front())) s.remove_prefix(1);
   while (!s.empty() && is_blank(s.back())) s.remove_suffix(1);
   return s;
 }
+
+namespace {
 
 // Printable form of a line for an error message: at most 60 bytes, control bytes as '?'.
 std::string shown(std::string_view line) {

@@ -32,4 +32,7 @@ std::vector<IniEntry> parse_ini(std::string_view text, std::string_view display)
 // True when `text` is valid UTF-8 (no overlong forms, no surrogates, at most U+10FFFF).
 bool is_utf8(std::string_view text);
 
+// `s` without the spaces, tabs and carriage returns at either end.
+std::string_view trim(std::string_view s);
+
 }  // namespace flotilla::scheduler

@@ -1,4 +1,5 @@
 // ProposeStage.cpp — the proposers' runs and the judging of their files (ProposeStage.h).
+#include "Clock.h"
 #include "ProposeStage.h"
 
 #include <fcntl.h>
@@ -24,10 +25,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::size_t kMaxMetaBytes = 64 << 10;
-
-double now_seconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 bool valid_name(std::string_view name) {
   if (name.empty() || name.size() > 63 || name.front() == '.' || name.front() == '-') return false;

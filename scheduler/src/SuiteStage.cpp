@@ -1,4 +1,5 @@
 // SuiteStage.cpp — per-test outcomes in the campaign's evaluate stage (SuiteStage.h).
+#include "Clock.h"
 #include "SuiteStage.h"
 
 #include <sys/stat.h>
@@ -38,10 +39,6 @@ namespace {
 constexpr std::chrono::milliseconds kDiscoveryTimeout = std::chrono::minutes(10);
 
 namespace fs = std::filesystem;
-
-double now_seconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 // `text` as a glob(3) pattern that matches only itself (a folder's name may hold '[' or '*').
 std::string glob_escape(std::string_view text) {

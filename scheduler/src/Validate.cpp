@@ -393,20 +393,14 @@ class BackendSource final : public jobs::SettingsSource {
   Reader& m_r;
 };
 
-std::string trim(std::string_view text) {
-  auto b = text.find_first_not_of(" \t");
-  if (b == std::string_view::npos) return {};
-  return std::string(text.substr(b, text.find_last_not_of(" \t") - b + 1));
-}
-
 // "NAME: SHARE_METRIC: PARAM PARAM ..." (the parameter list may be empty).
 Component parse_component(const RawValue& raw, const search::Space& space) {
   constexpr std::string_view key = "intent.component";
   auto first = raw.value.find(':');
   auto second = first == std::string::npos ? first : raw.value.find(':', first + 1);
   if (second == std::string::npos) bad(raw, key, "is not 'NAME: SHARE_METRIC: PARAMS'");
-  Component c{.name = trim(std::string_view(raw.value).substr(0, first)),
-              .share_metric = trim(std::string_view(raw.value).substr(first + 1, second - first - 1))};
+  Component c{.name = std::string(trim(std::string_view(raw.value).substr(0, first))),
+              .share_metric = std::string(trim(std::string_view(raw.value).substr(first + 1, second - first - 1)))};
   if (!is_metric_name(c.name)) bad(raw, key, fmt::format("has a bad component name '{}'", c.name));
   if (!is_metric_name(c.share_metric))
     bad(raw, key, fmt::format("has a bad share metric name '{}' (metric names: [A-Za-z_][A-Za-z0-9_.]*)", c.share_metric));

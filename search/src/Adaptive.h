@@ -16,6 +16,10 @@
 
 namespace flotilla::search {
 
+// How many draws a strategy makes for a fresh configuration near its pick before it falls back
+// to fallback()'s uniform one.
+inline constexpr int kDrawAttempts = 50;
+
 class AdaptiveStrategy : public Strategy {
  public:
   AdaptiveStrategy(const Space& space, const StrategyOptions& options)

@@ -8,7 +8,7 @@
 // in units of its observed spread, so that T means the same on any objective. T falls
 // geometrically with every evaluation (kCooling), so the walk roams at first and then
 // settles; when the standpoint has no unseen neighbour left, the walk reheats (T back to half
-// its start) and continues from the best configuration or, one time in kRestartOdds, from a
+// its start) and continues from the best configuration or, one time in kAnnealRestartOdds, from a
 // random one. In batches, several neighbours of one standpoint are out at once; each is
 // judged against the standpoint as it stands when its result comes in. Failed neighbours are
 // never accepted and, through the failure model, are drawn less often.
@@ -22,8 +22,7 @@ namespace {
 constexpr std::size_t kStart = 5;
 constexpr double kStartTemperature = 0.5;
 constexpr double kCooling = 0.97;
-constexpr int kRestartOdds = 4;
-constexpr int kAttempts = 50;
+constexpr int kAnnealRestartOdds = 4;
 
 class AnnealingStrategy final : public AdaptiveStrategy {
  public:
@@ -38,7 +37,7 @@ class AnnealingStrategy final : public AdaptiveStrategy {
     if (auto n = move(history()[*m_here].config)) return n;
     m_temperature = 0.5 * kStartTemperature;  // reheat: this standpoint is used up
     m_here.reset();
-    if (best() && m_rng.index(kRestartOdds) != 0) {
+    if (best() && m_rng.index(kAnnealRestartOdds) != 0) {
       m_here = best();
       if (auto n = move(history()[*m_here].config)) return n;
     }
@@ -71,7 +70,7 @@ class AnnealingStrategy final : public AdaptiveStrategy {
 
   std::optional<Configuration> move(const Configuration& from) {
     const double rate = 1.0 / static_cast<double>(std::max<std::size_t>(m_encoding.dims(), 1));
-    for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    for (int attempt = 0; attempt < kDrawAttempts; ++attempt) {
       auto c = m_encoding.mutate(from, rate, m_rng);
       if (fresh(c) && risk_accepted(c)) return c;
     }
@@ -79,7 +78,7 @@ class AnnealingStrategy final : public AdaptiveStrategy {
   }
 
   std::optional<Configuration> restart() {
-    for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    for (int attempt = 0; attempt < kDrawAttempts; ++attempt) {
       auto c = m_encoding.random(m_rng);
       if (fresh(c) && risk_accepted(c)) return c;
     }

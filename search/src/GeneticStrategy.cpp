@@ -19,7 +19,6 @@ namespace {
 constexpr std::size_t kPopulation = 20;
 constexpr std::size_t kTournament = 3;
 constexpr double kCrossover = 0.8;
-constexpr int kAttempts = 50;
 
 class GeneticStrategy final : public AdaptiveStrategy {
  public:
@@ -33,7 +32,7 @@ class GeneticStrategy final : public AdaptiveStrategy {
     if (population.size() > kPopulation) population.resize(kPopulation);
     if (population.size() < kPopulation / 4 || history().size() + pending().size() < kPopulation / 2) return initial();
     const double rate = 1.0 / static_cast<double>(std::max<std::size_t>(m_encoding.dims(), 1));
-    for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    for (int attempt = 0; attempt < kDrawAttempts; ++attempt) {
       const auto& a = history()[select(population)].config;
       Configuration child = a;
       if (m_rng.chance(kCrossover)) child = m_encoding.crossover(a, history()[select(population)].config, m_rng);
@@ -46,7 +45,7 @@ class GeneticStrategy final : public AdaptiveStrategy {
 
  private:
   std::optional<Configuration> initial() {
-    for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    for (int attempt = 0; attempt < kDrawAttempts; ++attempt) {
       auto config = m_encoding.binned(m_design.next());
       if (fresh(config) && risk_accepted(config)) return config;
     }

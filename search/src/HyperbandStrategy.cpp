@@ -25,7 +25,6 @@ namespace {
 
 constexpr std::size_t kEta = 3;
 constexpr std::size_t kMaxRung = 4;
-constexpr int kAttempts = 50;
 
 class HyperbandStrategy final : public AdaptiveStrategy {
  public:
@@ -108,7 +107,7 @@ class HyperbandStrategy final : public AdaptiveStrategy {
 
   std::optional<Configuration> new_arm() {
     std::optional<Configuration> config;
-    for (int attempt = 0; attempt < kAttempts && !config; ++attempt) {
+    for (int attempt = 0; attempt < kDrawAttempts && !config; ++attempt) {
       auto c = m_encoding.binned(m_design.next());
       if (m_fidelity) c[*m_fidelity] = m_encoding.value(*m_fidelity, 0);
       if (fresh(c) && risk_accepted(c)) config = std::move(c);

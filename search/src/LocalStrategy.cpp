@@ -5,7 +5,7 @@
 // batches, several neighbours of one configuration are out at once; the first better one
 // wins). When every neighbour of the current configuration has been seen, it is a local
 // optimum: the search perturbs the best configuration found (two or three parameters, larger
-// steps) and climbs again from there, or, one time in kRestartOdds, restarts at a random
+// steps) and climbs again from there, or, one time in kClimbRestartOdds, restarts at a random
 // configuration to leave a basin for good. Hidden constraints: neighbours like failed
 // configurations are drawn less often (AdaptiveStrategy::neighbour_of).
 #include "Adaptive.h"
@@ -13,8 +13,7 @@
 namespace flotilla::search {
 namespace {
 
-constexpr int kRestartOdds = 5;
-constexpr int kAttempts = 50;
+constexpr int kClimbRestartOdds = 5;
 
 class LocalStrategy final : public AdaptiveStrategy {
  public:
@@ -46,14 +45,14 @@ class LocalStrategy final : public AdaptiveStrategy {
  private:
   std::optional<Configuration> start() {
     std::optional<Configuration> config;
-    if (best() && m_rng.index(kRestartOdds) != 0) {
+    if (best() && m_rng.index(kClimbRestartOdds) != 0) {
       const double rate = 2.5 / static_cast<double>(std::max<std::size_t>(m_encoding.dims(), 1));
-      for (int attempt = 0; attempt < kAttempts && !config; ++attempt) {
+      for (int attempt = 0; attempt < kDrawAttempts && !config; ++attempt) {
         auto c = m_encoding.mutate(history()[*best()].config, rate, m_rng);
         if (fresh(c) && risk_accepted(c)) config = std::move(c);
       }
     }
-    for (int attempt = 0; attempt < kAttempts && !config; ++attempt) {
+    for (int attempt = 0; attempt < kDrawAttempts && !config; ++attempt) {
       auto c = m_encoding.random(m_rng);
       if (fresh(c) && risk_accepted(c)) config = std::move(c);
     }

@@ -20,7 +20,6 @@ namespace {
 constexpr std::size_t kPopulation = 24;
 constexpr double kCrossover = 0.8;
 constexpr std::size_t kTournament = 3;
-constexpr int kAttempts = 50;
 
 class Nsga2Strategy final : public AdaptiveStrategy {
  public:
@@ -33,7 +32,7 @@ class Nsga2Strategy final : public AdaptiveStrategy {
     if (m_dirty) select_parents();
     if (m_parents.size() < kPopulation / 4 || history().size() + pending().size() < kPopulation / 2) return initial();
     const double rate = 1.0 / static_cast<double>(std::max<std::size_t>(m_encoding.dims(), 1));
-    for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    for (int attempt = 0; attempt < kDrawAttempts; ++attempt) {
       auto child = history()[tournament()].config;
       if (m_rng.chance(kCrossover)) child = m_encoding.crossover(child, history()[tournament()].config, m_rng);
       if (!fresh(child) || m_rng.chance(0.5)) child = m_encoding.mutate(child, rate, m_rng);
@@ -82,7 +81,7 @@ class Nsga2Strategy final : public AdaptiveStrategy {
   }
 
   std::optional<Configuration> initial() {
-    for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    for (int attempt = 0; attempt < kDrawAttempts; ++attempt) {
       auto config = m_encoding.binned(m_design.next());
       if (fresh(config) && risk_accepted(config)) return config;
     }

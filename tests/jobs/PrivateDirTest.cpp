@@ -19,7 +19,7 @@ using namespace flotilla::jobs;
 
 namespace {
 
-fs::path scratch(const std::string& name) {
+fs::path fresh_parent(const std::string& name) {
   auto dir = fs::temp_directory_path() / ("flotilla-test-" + name + "-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
@@ -43,7 +43,7 @@ pid_t dead_pid() {
 }  // namespace
 
 TEST(PrivateDir, FreshModeSevenHundredAndNeverTheSameName) {
-  const auto parent = scratch("fresh");
+  const auto parent = fresh_parent("fresh");
   const auto old_umask = ::umask(0);  // a careless umask must not open the folder
   const auto a = make_private_dir(parent, "flotilla-mpi");
   const auto b = make_private_dir(parent, "flotilla-mpi");
@@ -57,7 +57,7 @@ TEST(PrivateDir, FreshModeSevenHundredAndNeverTheSameName) {
 }
 
 TEST(PrivateDir, MissingParentIsCreatedPrivate) {
-  const auto parent = scratch("missing") / "campaign.jobs";
+  const auto parent = fresh_parent("missing") / "campaign.jobs";
   const auto dir = make_private_dir(parent, "flotilla-mpi");
   EXPECT_EQ(mode_of(parent), 0700u);
   EXPECT_EQ(dir.parent_path(), parent);
@@ -65,7 +65,7 @@ TEST(PrivateDir, MissingParentIsCreatedPrivate) {
 }
 
 TEST(PrivateDir, RefusesAParentOthersMayRenameIn) {
-  const auto parent = scratch("open");
+  const auto parent = fresh_parent("open");
   ::chmod(parent.c_str(), 0777);
   try {
     make_private_dir(parent, "flotilla-mpi");
@@ -89,13 +89,13 @@ TEST(PrivateDir, ParentRefusalRules) {
 }
 
 TEST(PrivateDir, StaleFoldersOfDeadRunsGoLiveOnesAndSymlinksStay) {
-  const auto parent = scratch("stale");
+  const auto parent = fresh_parent("stale");
   const auto dead = parent / ("flotilla-mpi-" + std::to_string(dead_pid()) + "-abcdef");
   fs::create_directories(dead);
   std::ofstream(dead / "job-0.json") << "{}";
   const auto live = make_private_dir(parent, "flotilla-mpi");
   // A symlink with a dead run's name must not lead the removal elsewhere.
-  const auto target = scratch("stale-target");
+  const auto target = fresh_parent("stale-target");
   std::ofstream(target / "keep") << "keep";
   fs::create_directory_symlink(target, parent / ("flotilla-mpi-" + std::to_string(dead_pid()) + "-link00"));
   const auto other = parent / "unrelated-1-x";
@@ -118,7 +118,7 @@ TEST(PrivateDir, MpiBackendNeverUsesAPreMadeFolder) {
   fs::create_directories(predictable);
   ::chmod(predictable.c_str(), 0777);
   std::ofstream(predictable / "job-0.json") << "planted";
-  const auto jobs_dir = scratch("mpi-jobs");
+  const auto jobs_dir = fresh_parent("mpi-jobs");
   fs::path used;
   {
     MpiBackend backend({.name = "mpi", .slots = 1, .jobs_dir = jobs_dir});

@@ -14,11 +14,11 @@ namespace st = flotilla::kernels::stencil;
 
 namespace {
 
-const fk::KernelFamily& stencil() { return *fk::find_family("stencil"); }
+const fk::KernelFamily& stencil_family() { return *fk::find_family("stencil"); }
 
-std::string rejection(const fk::Params& params, int shard = 0, int shards = 1) {
+std::string stencil_rejection(const fk::Params& params, int shard = 0, int shards = 1) {
   try {
-    (void)stencil().verify(params, shard, shards);
+    (void)stencil_family().verify(params, shard, shards);
   } catch (const fk::InvalidParameter& e) {
     return e.what();
   }
@@ -81,7 +81,7 @@ TEST_P(StencilDoubleVerifies, OnEveryShard) {
                              {"iters", "7"},
                              {"precision", "double"}};
   for (int shard = 0; shard < s.shards; ++shard) {
-    const fk::VerifyResult r = stencil().verify(params, shard, s.shards);
+    const fk::VerifyResult r = stencil_family().verify(params, shard, s.shards);
     const st::RowBand band = st::shard_rows(s.n_verify, shard, s.shards);
     EXPECT_EQ(r.outcome, fk::Outcome::ok) << r.message;
     EXPECT_EQ(r.max_abs_error, 0.0);  // same summation order: bit-identical to the reference
@@ -106,7 +106,7 @@ INSTANTIATE_TEST_SUITE_P(Shapes, StencilDoubleVerifies,
 
 TEST(StencilFloat, FailsVerificationWithALocatedMessage) {
   const fk::VerifyResult r =
-      stencil().verify({{"precision", "float"}, {"n_verify", "64"}, {"iters", "5"}}, 1, 4);
+      stencil_family().verify({{"precision", "float"}, {"n_verify", "64"}, {"iters", "5"}}, 1, 4);
   EXPECT_EQ(r.outcome, fk::Outcome::failed);
   EXPECT_GT(r.max_abs_error, 1e-10);
   EXPECT_LT(r.max_abs_error, 1e-5);
@@ -125,7 +125,7 @@ TEST(StencilFloat, FailsVerificationWithALocatedMessage) {
 TEST(StencilBenchmark, ReportsGflopsTimeAndBandwidth) {
   for (const char* precision : {"double", "float"}) {
     const fk::BenchmarkResult r =
-        stencil().benchmark({{"n", "128"}, {"iters", "3"}, {"precision", precision}});
+        stencil_family().benchmark({{"n", "128"}, {"iters", "3"}, {"precision", precision}});
     ASSERT_EQ(r.outcome, fk::Outcome::ok) << r.message;
     ASSERT_EQ(r.metrics.size(), 4u);
     EXPECT_EQ(r.metrics[0].name, "gflops");
@@ -143,7 +143,7 @@ TEST(StencilBenchmark, ReportsGflopsTimeAndBandwidth) {
 // sweeps are added, and a variant's tiles do not change it (configs/pareto.ini trades it for time).
 TEST(StencilBenchmark, ResidualFallsWithSweepsAndIgnoresTiles) {
   auto residual = [](const char* iters, const char* tile_x) {
-    const auto r = stencil().benchmark({{"n", "64"}, {"iters", iters}, {"tile_x", tile_x}});
+    const auto r = stencil_family().benchmark({{"n", "64"}, {"iters", iters}, {"tile_x", tile_x}});
     EXPECT_EQ(r.outcome, fk::Outcome::ok) << r.message;
     return r.metrics.at(3).value;
   };
@@ -160,23 +160,23 @@ TEST(StencilBenchmark, ResidualFallsWithSweepsAndIgnoresTiles) {
 }
 
 TEST(StencilParams, BadShardsAndUnrollMultiplesAreRejectedExactly) {
-  EXPECT_EQ(rejection({}, 0, 0), "parameter 'shards' must be >= 1, got 0");
-  EXPECT_EQ(rejection({}, 4, 4), "parameter 'shard' must be in [0, 4), got 4");
-  EXPECT_EQ(rejection({}, -1, 4), "parameter 'shard' must be in [0, 4), got -1");
-  EXPECT_EQ(rejection({}, 0, 300), "parameter 'shards' (300) must be <= n_verify (256)");
-  EXPECT_EQ(rejection({{"unroll", "4"}, {"n", "1022"}}),
+  EXPECT_EQ(stencil_rejection({}, 0, 0), "parameter 'shards' must be >= 1, got 0");
+  EXPECT_EQ(stencil_rejection({}, 4, 4), "parameter 'shard' must be in [0, 4), got 4");
+  EXPECT_EQ(stencil_rejection({}, -1, 4), "parameter 'shard' must be in [0, 4), got -1");
+  EXPECT_EQ(stencil_rejection({}, 0, 300), "parameter 'shards' (300) must be <= n_verify (256)");
+  EXPECT_EQ(stencil_rejection({{"unroll", "4"}, {"n", "1022"}}),
             "parameter 'n' (1022) must be a multiple of unroll (4)");
-  EXPECT_EQ(rejection({{"unroll", "2"}, {"n_verify", "99"}}),
+  EXPECT_EQ(stencil_rejection({{"unroll", "2"}, {"n_verify", "99"}}),
             "parameter 'n_verify' (99) must be a multiple of unroll (2)");
   EXPECT_EQ(
-      rejection({{"device", "cuda"}, {"tile_x", "64"}, {"tile_y", "32"}}),
+      stencil_rejection({{"device", "cuda"}, {"tile_x", "64"}, {"tile_y", "32"}}),
       "parameters 'tile_x' * 'tile_y' (2048) must be <= 1024 threads per CUDA block with device 'cuda'");
-  EXPECT_THROW((void)stencil().benchmark({{"tile_x", "0"}}), std::invalid_argument);
+  EXPECT_THROW((void)stencil_family().benchmark({{"tile_x", "0"}}), std::invalid_argument);
 }
 
 // Here (no GPU, or no CUDA built in) the CUDA twin is skipped with a reason; on a GPU it verifies.
 TEST(StencilCuda, VerifiesOrIsSkippedWithAReasonButNeverFails) {
-  const fk::VerifyResult r = stencil().verify({{"device", "cuda"}, {"n_verify", "64"}, {"iters", "5"}}, 0, 2);
+  const fk::VerifyResult r = stencil_family().verify({{"device", "cuda"}, {"n_verify", "64"}, {"iters", "5"}}, 0, 2);
   ASSERT_NE(r.outcome, fk::Outcome::failed) << r.message;
   if (r.outcome == fk::Outcome::skipped) {
     EXPECT_TRUE(std::regex_search(r.message, std::regex("^shard 0/2 rows 0\\.\\.31: .*CUDA"))) << r.message;

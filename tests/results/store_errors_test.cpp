@@ -15,15 +15,6 @@ using namespace flotilla::results::testing;
 
 namespace {
 
-std::string error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const StoreError& error) {
-    return error.what();
-  }
-  return "no error";
-}
-
 // Both ways of opening must reject the file with the same message.
 void expect_open_error(const std::filesystem::path& path, const std::string& message) {
   EXPECT_EQ(error_of([&] { Store::open_read(path); }), path.string() + ": " + message);

@@ -65,15 +65,6 @@ void expect_samples(const Store& store, std::int64_t count) {
   }
 }
 
-std::string error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const StoreError& error) {
-    return error.what();
-  }
-  return "no error";
-}
-
 // What a writer killed inside add_trial leaves: a /metrics row for trial row `trial`, which was
 // never written. Appended with the plain HDF5 API, naming only the field that matters.
 void append_orphan_metric(const std::filesystem::path& path, std::int64_t trial) {

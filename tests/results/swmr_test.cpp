@@ -89,7 +89,7 @@ class WriterProcess {
   int m_stdout = -1;
 };
 
-void expect_samples(const Store& store, std::size_t count) {
+void expect_trials_read_back(const Store& store, std::size_t count) {
   const auto trials = store.trials();
   ASSERT_EQ(trials.size(), count);
   for (std::size_t i = 0; i < count; ++i) {
@@ -113,10 +113,10 @@ TEST(Swmr, ReadsWhileAnotherProcessWrites) {
 
   const Store reader = Store::open_read(path);
   EXPECT_EQ(reader.campaign().name, "stencil-tuning");
-  expect_samples(reader, 5);
+  expect_trials_read_back(reader, 5);
   writer.send("more 4");
   ASSERT_EQ(writer.read_line(), "ready 9");
-  expect_samples(reader, 9);                     // the same open Store sees the new rows
+  expect_trials_read_back(reader, 9);                     // the same open Store sees the new rows
   EXPECT_EQ(reader.events().size(), 9u);
   EXPECT_EQ(reader.candidates().size(), 5u);
   try {
@@ -129,7 +129,7 @@ TEST(Swmr, ReadsWhileAnotherProcessWrites) {
   }
   const int status = writer.finish();
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  expect_samples(Store::open_read(path), 9);
+  expect_trials_read_back(Store::open_read(path), 9);
 }
 
 TEST(Swmr, RecoversAfterWriterIsKilled) {
@@ -142,13 +142,13 @@ TEST(Swmr, RecoversAfterWriterIsKilled) {
     const int status = writer.kill_now();
     ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
   }
-  expect_samples(Store::open_read(path), 20);
+  expect_trials_read_back(Store::open_read(path), 20);
   {
     Store store = Store::open_for_append(path);
     EXPECT_FALSE(store.add_trial(sample_trial(19)));   // keys survived the crash
     append_samples(store, 20, 5);
   }
-  expect_samples(Store::open_read(path), 25);
+  expect_trials_read_back(Store::open_read(path), 25);
 
   // A second crash on the repaired file, this time by a writer that reopened it.
   {
@@ -159,7 +159,7 @@ TEST(Swmr, RecoversAfterWriterIsKilled) {
   }
   { Store store = Store::open_for_append(path); append_samples(store, 35, 1); }
   const Store store = Store::open_read(path);
-  expect_samples(store, 36);
+  expect_trials_read_back(store, 36);
   EXPECT_EQ(store.events().size(), 36u);
   EXPECT_EQ(store.candidates().size(), 18u);
 }
@@ -180,12 +180,12 @@ static void kill_writer_then_continue(const char* mode) {
     const Store reader = Store::open_read(path);
     recorded = reader.trials().size();
     ASSERT_GT(recorded, 0u);
-    expect_samples(reader, recorded);
+    expect_trials_read_back(reader, recorded);
   }
   Store store = Store::open_for_append(path);
   EXPECT_EQ(store.trials().size(), recorded);
   append_samples(store, static_cast<std::int64_t>(recorded), 3);
-  expect_samples(store, recorded + 3);
+  expect_trials_read_back(store, recorded + 3);
 }
 
 TEST(Swmr, KillMidWriteLosesAtMostTheRecordInProgress) { kill_writer_then_continue("create"); }
@@ -202,24 +202,24 @@ TEST(Swmr, GroupIsWrittenAtCommitAndLostWholeByAKill) {
     const Store reader = Store::open_read(path);
     writer.send("group 6");
     ASSERT_EQ(writer.read_line(), "grouped 10");
-    expect_samples(reader, 4);                  // held in the writer's memory, not in the file
+    expect_trials_read_back(reader, 4);                  // held in the writer's memory, not in the file
     EXPECT_EQ(reader.candidates().size(), 2u);
     EXPECT_EQ(reader.events().size(), 4u);
     writer.send("commit");
     ASSERT_EQ(writer.read_line(), "ready 10");
-    expect_samples(reader, 10);
+    expect_trials_read_back(reader, 10);
     EXPECT_EQ(reader.candidates().size(), 5u);
     EXPECT_EQ(reader.events().size(), 10u);
     writer.send("group 5");
     ASSERT_EQ(writer.read_line(), "grouped 15");
     writer.kill_now();
   }
-  expect_samples(Store::open_read(path), 10);
+  expect_trials_read_back(Store::open_read(path), 10);
   Store store = Store::open_for_append(path);
   EXPECT_EQ(store.candidates().size(), 5u);
   EXPECT_EQ(store.events().size(), 10u);
   append_samples(store, 10, 2);
-  expect_samples(store, 12);
+  expect_trials_read_back(store, 12);
 }
 
 // Killed at a random point of a stream of committed groups (possibly inside a commit): the file
@@ -249,10 +249,10 @@ TEST(Swmr, AWriterKilledBeforeItsSwitchToSwmrLeavesAReadableFile) {
     opened.kill_now();
   }
   ASSERT_FALSE(has_live_writer(path));
-  expect_samples(Store::open_read(path), 30);
+  expect_trials_read_back(Store::open_read(path), 30);
   // And the next writer appends after every row.
   write_and_close("append", path, 5, 35);
-  expect_samples(Store::open_read(path), 35);
+  expect_trials_read_back(Store::open_read(path), 35);
 }
 
 // A reader that comes while a live writer is in that window waits for it (it never clears the

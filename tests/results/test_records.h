@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <unistd.h>
 
@@ -101,5 +102,15 @@ class ScratchDir {
  private:
   std::filesystem::path m_path;
 };
+
+// What a store call refused with, or "no error".
+inline std::string error_of(const std::function<void()>& action) {
+  try {
+    action();
+  } catch (const StoreError& error) {
+    return error.what();
+  }
+  return "no error";
+}
 
 }  // namespace flotilla::results::testing

@@ -18,7 +18,7 @@ using namespace flotilla::scheduler;
 namespace {
 
 // The Slurm backend's own settings, as its registry row read them (jobs/SlurmSettings.h).
-const flotilla::jobs::SlurmSettings& slurm_of(const Settings& s) { return flotilla::jobs::slurm_settings(s.backends); }
+const flotilla::jobs::SlurmSettings& build_slurm_of(const Settings& s) { return flotilla::jobs::slurm_settings(s.backends); }
 
 using Values = std::map<std::string, std::string, std::less<>>;
 
@@ -176,12 +176,12 @@ TEST_F(BuildSettingsTest, WhereBuildsRun) {
   auto slurm = load(kBuild, {"--resources.backend=slurm", "--resources.gpus_per_node=4", "--resources.nodes=2",
                              "--resources.build.partition=cpu", "--resources.build.time_limit=20m"});
   EXPECT_TRUE(slurm.build_jobs);
-  EXPECT_EQ(slurm_of(slurm).stage("build").partition, "cpu");
-  EXPECT_EQ(slurm_of(slurm).stage("build").nodes, 1);
-  EXPECT_EQ(slurm_of(slurm).stage("build").gpus_per_node, 0);
-  EXPECT_EQ(slurm_of(slurm).stage("build").time_limit, std::chrono::minutes(20));
-  EXPECT_EQ(slurm_of(slurm).stage("explore").gpus_per_node, 4);  // the others keep resources.*
-  EXPECT_EQ(slurm_of(load(kBuild, {"--resources.backend=slurm", "--resources.build.gpus_per_node=1"})).stage("build").gpus_per_node, 1);
+  EXPECT_EQ(build_slurm_of(slurm).stage("build").partition, "cpu");
+  EXPECT_EQ(build_slurm_of(slurm).stage("build").nodes, 1);
+  EXPECT_EQ(build_slurm_of(slurm).stage("build").gpus_per_node, 0);
+  EXPECT_EQ(build_slurm_of(slurm).stage("build").time_limit, std::chrono::minutes(20));
+  EXPECT_EQ(build_slurm_of(slurm).stage("explore").gpus_per_node, 4);  // the others keep resources.*
+  EXPECT_EQ(build_slurm_of(load(kBuild, {"--resources.backend=slurm", "--resources.build.gpus_per_node=1"})).stage("build").gpus_per_node, 1);
   EXPECT_FALSE(load(kBuild, {"--resources.backend=slurm", "--build.on=host"}).build_jobs);
   EXPECT_EQ(error_of(kBuild, {"--build.on=job"}),
             "command line: [build] on: 'job' = job needs resources.backend = slurm (it is local)");

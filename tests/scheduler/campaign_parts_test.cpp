@@ -24,7 +24,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kCampaign = R"([campaign]
+constexpr const char* kPartsCampaign = R"([campaign]
 name = parts
 seed = 5
 [intent]
@@ -50,7 +50,7 @@ class CampaignParts : public ::testing::Test {
                                                     ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(m_dir);
     fs::create_directories(m_dir);
-    write(kCampaign);
+    write(kPartsCampaign);
   }
   void TearDown() override { fs::remove_all(m_dir); }
 

@@ -16,7 +16,7 @@ using namespace flotilla::search;
 
 namespace {
 
-constexpr std::uint64_t kSeeds = 12;
+constexpr std::uint64_t kWarmStartSeeds = 12;
 
 // The structured objective measured "on another GPU": 1.4 times slower, with a deterministic
 // wobble of up to 3%, the same hidden constraint, and its best tile one step smaller (the bowl
@@ -52,8 +52,8 @@ double evaluations_to_optimum(const std::string& name, std::uint64_t seed, const
 
 double mean_to_optimum(const std::string& name, const std::vector<Observation>& warm) {
   double sum = 0;
-  for (std::uint64_t seed = 1; seed <= kSeeds; ++seed) sum += evaluations_to_optimum(name, seed, warm, 60);
-  return sum / kSeeds;
+  for (std::uint64_t seed = 1; seed <= kWarmStartSeeds; ++seed) sum += evaluations_to_optimum(name, seed, warm, 60);
+  return sum / kWarmStartSeeds;
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 // Ledger.cpp — see Ledger.h.
+#include "../Clock.h"
 #include "Ledger.h"
 
 #include <unistd.h>
@@ -16,10 +17,6 @@
 #include "flotilla/results/Printable.h"
 
 namespace flotilla::scheduler {
-
-double now_seconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 bool Ledger::open(const results::CampaignInfo& info, std::ostream& err) {
   if (std::filesystem::exists(m_s.results)) {

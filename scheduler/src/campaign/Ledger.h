@@ -22,12 +22,11 @@
 
 #include "flotilla/results/Analysis.h"
 #include "flotilla/results/Store.h"
+#include "../Clock.h"
 #include "flotilla/scheduler/Settings.h"
 #include "flotilla/search/Space.h"
 
 namespace flotilla::scheduler {
-
-double now_seconds();
 
 class Ledger {
  public:
