@@ -6,7 +6,11 @@
 #include "flotilla/results/Pareto.h"
 #include "flotilla/results/Printable.h"
 
+#include <ext/pb_ds/assoc_container.hpp>
+#include <ext/pb_ds/tree_policy.hpp>
+
 #include <algorithm>
+#include <limits>
 #include <cctype>
 #include <cmath>
 #include <set>
@@ -305,31 +309,26 @@ std::vector<std::size_t> CampaignSummary::ranking() const {
 
 namespace {
 
-// Each candidate's concurrency (CandidateSummary::concurrency): a sweep over the start and end
-// times of every benchmark run, O(n log n) in the trials.
-void summarize_placement(CampaignSummary& summary, const std::vector<std::vector<const TrialRecord*>>& by_candidate) {
-  std::vector<double> starts, ends;
-  for (const auto& trials : by_candidate)
-    for (const auto* t : trials)
-      if ((t->kind == TrialKind::explore || t->kind == TrialKind::warmup) && t->start > 0 && t->end >= t->start)
-        starts.push_back(t->start), ends.push_back(t->end);
-  if (starts.empty()) return;
-  std::sort(starts.begin(), starts.end());
-  std::sort(ends.begin(), ends.end());
-  const auto running_at = [&](double time) {  // runs with start <= time < end
-    const auto started = std::upper_bound(starts.begin(), starts.end(), time) - starts.begin();
-    const auto ended = std::upper_bound(ends.begin(), ends.end(), time) - ends.begin();
-    return static_cast<double>(started - ended);
-  };
-  for (std::size_t i = 0; i < summary.candidates.size(); ++i) {
-    std::vector<double> counts;
-    for (const auto& [index, t] : latest(by_candidate[i], TrialKind::explore))
-      if (t->start > 0 && t->end >= t->start) counts.push_back(std::max(1.0, running_at((t->start + t->end) / 2)));
-    if (counts.empty()) continue;
-    auto& c = summary.candidates[i];
-    c.concurrency = stats::median(std::move(counts));
-    summary.most_at_once = std::max(summary.most_at_once, c.concurrency);
-  }
+// The median of how many benchmark runs were running at the midpoint of each of a candidate's
+// latest explore runs (at least 1); `running_at(time)` counts the runs with start <= time < end.
+template <typename RunningAt>
+double concurrency_of(const std::vector<const TrialRecord*>& trials, const RunningAt& running_at) {
+  std::vector<double> counts;
+  for (const auto& [index, t] : latest(trials, TrialKind::explore))
+    if (t->start > 0 && t->end >= t->start) counts.push_back(std::max(1.0, running_at((t->start + t->end) / 2)));
+  return counts.empty() ? 0.0 : stats::median(std::move(counts));
+}
+
+// A benchmark run (explore or warm-up) with times that can place it.
+bool placed_run(const TrialRecord& t) {
+  return (t.kind == TrialKind::explore || t.kind == TrialKind::warmup) && t.start > 0 && t.end >= t.start;
+}
+
+// most_at_once and unlike_placement, from the candidates' concurrency.
+void placement_flags(CampaignSummary& summary) {
+  summary.most_at_once = 0;
+  summary.unlike_placement.reset();
+  for (const auto& c : summary.candidates) summary.most_at_once = std::max(summary.most_at_once, c.concurrency);
   if (!summary.baseline) return;
   const double baseline = summary.candidates[*summary.baseline].concurrency;
   double candidates = 0;
@@ -340,7 +339,30 @@ void summarize_placement(CampaignSummary& summary, const std::vector<std::vector
     summary.unlike_placement = {baseline, candidates};
 }
 
+// Each candidate's concurrency (CandidateSummary::concurrency): a sweep over the start and end
+// times of every benchmark run, O(n log n) in the trials.
+void summarize_placement(CampaignSummary& summary, const std::vector<std::vector<const TrialRecord*>>& by_candidate) {
+  std::vector<double> starts, ends;
+  for (const auto& trials : by_candidate)
+    for (const auto* t : trials)
+      if (placed_run(*t)) starts.push_back(t->start), ends.push_back(t->end);
+  std::sort(starts.begin(), starts.end());
+  std::sort(ends.begin(), ends.end());
+  const auto running_at = [&](double time) {  // runs with start <= time < end
+    const auto started = std::upper_bound(starts.begin(), starts.end(), time) - starts.begin();
+    const auto ended = std::upper_bound(ends.begin(), ends.end(), time) - ends.begin();
+    return static_cast<double>(started - ended);
+  };
+  if (!starts.empty())
+    for (std::size_t i = 0; i < summary.candidates.size(); ++i)
+      summary.candidates[i].concurrency = concurrency_of(by_candidate[i], running_at);
+  placement_flags(summary);
+}
+
 void summarize_noise(CampaignSummary& summary, const std::vector<const TrialRecord*>& baseline_trials) {
+  summary.noise_cv.reset();
+  summary.resolvable_gain.reset();
+  summary.too_noisy = false;
   std::vector<double> repeats;
   for (const auto& [index, t] : latest(baseline_trials, TrialKind::explore))
     if (t->status == TrialStatus::ok) repeats.push_back(t->objective);
@@ -420,44 +442,65 @@ BuildOutput build_output(const std::string& output_tail, std::size_t lines) {
   return out;
 }
 
-CampaignSummary summarize(const CampaignInfo& campaign, const std::vector<CandidateRecord>& candidates,
-                          const std::vector<TrialRecord>& trials, const std::vector<ProposalRecord>& proposals) {
-  CampaignSummary summary{.campaign = campaign};
-  std::vector<std::vector<const TrialRecord*>> by_candidate(candidates.size());
-  for (const auto& t : trials) {
-    if (t.kind == TrialKind::warmup) {
-      ++summary.warmups;
-      continue;
-    }
-    if (t.kind != TrialKind::confirm) {
-      ++summary.trials;
-      if (t.status != TrialStatus::ok) {
-        ++summary.failed_trials;
-        ++summary.failures_by_reason[fmt::format("{}: {}", to_string(t.kind), t.reason)];
-        auto& group = summary.failures_by_kind[std::string(failure_kind(t))];
-        if (group.count++ == 0) group.first_error = first_error_line(t);
-      }
-      if (t.kind == TrialKind::explore && t.index >= campaign.repeats && t.attempt == 0) ++summary.repeats_extra;
-    }
-    if (t.candidate >= 0 && static_cast<std::size_t>(t.candidate) < candidates.size())
-      by_candidate[static_cast<std::size_t>(t.candidate)].push_back(&t);
+namespace {
+
+// The counts of the trials a summary reports, one trial at a time.
+void count_trial(CampaignSummary& summary, const TrialRecord& t) {
+  if (t.kind == TrialKind::warmup) {
+    ++summary.warmups;
+    return;
   }
+  if (t.kind == TrialKind::confirm) return;
+  ++summary.trials;
+  if (t.status != TrialStatus::ok) {
+    ++summary.failed_trials;
+    ++summary.failures_by_reason[fmt::format("{}: {}", to_string(t.kind), t.reason)];
+    auto& group = summary.failures_by_kind[std::string(failure_kind(t))];
+    if (group.count++ == 0) group.first_error = first_error_line(t);
+  }
+  if (t.kind == TrialKind::explore && t.index >= summary.campaign.repeats && t.attempt == 0) ++summary.repeats_extra;
+}
+
+std::int64_t first_baseline_id(const std::vector<CandidateRecord>& candidates) {
+  const auto first = std::find_if(candidates.begin(), candidates.end(),
+                                  [](const CandidateRecord& c) { return c.origin == "baseline"; });
+  return first == candidates.end() ? -1 : first->id;
+}
+
+// One candidate's summary with its proposal's name, parent and chain.
+CandidateSummary candidate_summary(std::size_t i, const std::vector<CandidateRecord>& candidates,
+                                   const std::vector<const TrialRecord*>& trials, const CampaignInfo& campaign,
+                                   std::int64_t baseline_id, const std::vector<ProposalRecord>& proposals) {
+  auto s = summarize_candidate(candidates[i], trials, campaign, baseline_id);
+  if (const auto proposal = proposal_of(candidates[i]); proposal && static_cast<std::size_t>(*proposal) < proposals.size()) {
+    s.proposal = proposals[static_cast<std::size_t>(*proposal)].name;
+    s.parent = proposals[static_cast<std::size_t>(*proposal)].parent;
+    for (auto id : chain_of(static_cast<std::int64_t>(i), candidates, proposals))
+      s.chain.push_back(proposals[static_cast<std::size_t>(id)].name);
+  }
+  return s;
+}
+
+// What follows from the candidates' summaries: the baseline, the winner, the front. The fields it
+// sets start empty (the incremental summary reuses its CampaignSummary).
+void decide(CampaignSummary& summary) {
+  summary.baseline.reset();
+  summary.best.reset();
+  summary.best_unconfirmed.reset();
+  summary.best_confirmed = summary.best_verified = false;
+  summary.confirm_runs = 0;
+  summary.finals.clear();
+  summary.duels_wanted.clear();
+  summary.dethroned.reset();
+  summary.goals.clear();
+  summary.front.clear();
+  summary.eligible_front.clear();
+  const auto& campaign = summary.campaign;
   const bool maximize = campaign.direction != "minimize";
   std::optional<std::size_t> by_objective;
   std::vector<std::size_t> confirmed;
-  const auto first_baseline = std::find_if(candidates.begin(), candidates.end(),
-                                           [](const CandidateRecord& c) { return c.origin == "baseline"; });
-  const std::int64_t baseline_id = first_baseline == candidates.end() ? -1 : first_baseline->id;
-  for (std::size_t i = 0; i < candidates.size(); ++i) {
-    summary.candidates.push_back(summarize_candidate(candidates[i], by_candidate[i], campaign, baseline_id));
-    if (const auto proposal = proposal_of(candidates[i]); proposal && static_cast<std::size_t>(*proposal) < proposals.size()) {
-      auto& named = summary.candidates.back();
-      named.proposal = proposals[static_cast<std::size_t>(*proposal)].name;
-      named.parent = proposals[static_cast<std::size_t>(*proposal)].parent;
-      for (auto id : chain_of(static_cast<std::int64_t>(i), candidates, proposals))
-        named.chain.push_back(proposals[static_cast<std::size_t>(id)].name);
-    }
-    const auto& c = summary.candidates.back();
+  for (std::size_t i = 0; i < summary.candidates.size(); ++i) {
+    const auto& c = summary.candidates[i];
     summary.confirm_runs += c.confirm_runs;
     if (c.record.origin == "baseline" && !summary.baseline) summary.baseline = i;
     const bool eligible = campaign.shards > 0 ? c.status == CandidateStatus::verified : c.status == CandidateStatus::explored;
@@ -480,8 +523,145 @@ CampaignSummary summarize(const CampaignInfo& campaign, const std::vector<Candid
     summary.best_unconfirmed = by_objective;
   if (!campaign.objectives.empty()) summarize_front(summary);
   summary.best_verified = summary.best && campaign.shards > 0;
+}
+
+}  // namespace
+
+CampaignSummary summarize(const CampaignInfo& campaign, const std::vector<CandidateRecord>& candidates,
+                          const std::vector<TrialRecord>& trials, const std::vector<ProposalRecord>& proposals) {
+  CampaignSummary summary{.campaign = campaign};
+  std::vector<std::vector<const TrialRecord*>> by_candidate(candidates.size());
+  for (const auto& t : trials) {
+    count_trial(summary, t);
+    if (t.candidate >= 0 && static_cast<std::size_t>(t.candidate) < candidates.size())
+      by_candidate[static_cast<std::size_t>(t.candidate)].push_back(&t);
+  }
+  const std::int64_t baseline_id = first_baseline_id(candidates);
+  for (std::size_t i = 0; i < candidates.size(); ++i)
+    summary.candidates.push_back(candidate_summary(i, candidates, by_candidate[i], campaign, baseline_id, proposals));
+  decide(summary);
   summarize_placement(summary, by_candidate);
   if (summary.baseline) summarize_noise(summary, by_candidate[*summary.baseline]);
+  return summary;
+}
+
+struct SummaryCache::Impl {
+  // Times in order with the count of those at or before a time in O(log n) (an order-statistics
+  // tree; the sequence number makes equal times distinct keys).
+  class OrderedTimes {
+   public:
+    void insert(double time) { m_tree.insert({time, m_next++}); }
+    double count_at_or_before(double time) const {
+      return static_cast<double>(m_tree.order_of_key({time, std::numeric_limits<std::uint64_t>::max()}));
+    }
+
+   private:
+    __gnu_pbds::tree<std::pair<double, std::uint64_t>, __gnu_pbds::null_type, std::less<>, __gnu_pbds::rb_tree_tag,
+                     __gnu_pbds::tree_order_statistics_node_update>
+        m_tree;
+    std::uint64_t m_next = 0;
+  };
+
+  CampaignSummary summary;
+  bool started = false;
+  std::size_t trials_seen = 0, candidates_seen = 0, proposals_seen = 0;
+  std::int64_t baseline_id = -1;
+  std::vector<std::vector<std::size_t>> by_candidate;  // positions in the trials, per recorded candidate
+  std::vector<std::size_t> waiting;                    // positions of trials whose candidate is not recorded yet
+  std::vector<char> stale, stale_placement;            // per candidate: its summary, its concurrency
+  std::vector<std::size_t> stale_ids;                  // the candidates either flag is set for
+  OrderedTimes starts, ends;                           // of every placed run
+  std::multimap<double, std::size_t> midpoints;        // of every placed explore run: its candidate
+  std::uint64_t reads = 0;
+
+  void mark(std::size_t id, bool whole) {
+    if (!stale[id] && !stale_placement[id]) stale_ids.push_back(id);
+    (whole ? stale[id] : stale_placement[id]) = 1;
+  }
+
+  // A trial of a recorded candidate: its candidate is stale, and so is the concurrency of every
+  // candidate with an explore run whose midpoint the new run covers (start <= midpoint < end:
+  // exactly the counts it changes).
+  void add(const TrialRecord& t, std::size_t position) {
+    const auto id = static_cast<std::size_t>(t.candidate);
+    auto& own = by_candidate[id];  // in the table's order, as summarize() sees them (a waiting trial comes late)
+    own.insert(std::upper_bound(own.begin(), own.end(), position), position);
+    ++reads;
+    mark(id, true);
+    if (!placed_run(t)) return;
+    for (auto it = midpoints.lower_bound(t.start); it != midpoints.end() && it->first < t.end; ++it)
+      mark(it->second, false);
+    starts.insert(t.start);
+    ends.insert(t.end);
+    if (t.kind == TrialKind::explore) midpoints.emplace((t.start + t.end) / 2, id);
+  }
+
+  std::vector<const TrialRecord*> trials_of(std::size_t id, const std::vector<TrialRecord>& trials) {
+    std::vector<const TrialRecord*> out;
+    out.reserve(by_candidate[id].size());
+    for (auto position : by_candidate[id]) out.push_back(&trials[position]);
+    reads += out.size();
+    return out;
+  }
+};
+
+SummaryCache::SummaryCache() : m(std::make_unique<Impl>()) {}
+SummaryCache::~SummaryCache() = default;
+SummaryCache::SummaryCache(SummaryCache&&) noexcept = default;
+SummaryCache& SummaryCache::operator=(SummaryCache&&) noexcept = default;
+
+std::uint64_t SummaryCache::trials_read() const { return m->reads; }
+
+const CampaignSummary& SummaryCache::update(const CampaignInfo& campaign, const std::vector<CandidateRecord>& candidates,
+                                            const std::vector<TrialRecord>& trials,
+                                            const std::vector<ProposalRecord>& proposals) {
+  Impl& c = *m;
+  auto& summary = c.summary;
+  if (!c.started) summary.campaign = campaign, c.started = true;
+  // New candidates; a baseline recorded after others changes every confirmation's reference.
+  for (std::size_t i = c.candidates_seen; i < candidates.size(); ++i) {
+    c.by_candidate.emplace_back();
+    c.stale.push_back(0), c.stale_placement.push_back(0);
+    summary.candidates.emplace_back();
+    c.mark(i, true);
+    if (c.baseline_id < 0 && candidates[i].origin == "baseline") {
+      c.baseline_id = candidates[i].id;
+      for (std::size_t j = 0; j < i; ++j) c.mark(j, true);
+    }
+  }
+  c.candidates_seen = candidates.size();
+  // New proposals: the candidates that name one take its name and chain again.
+  if (proposals.size() != c.proposals_seen)
+    for (std::size_t i = 0; i < candidates.size(); ++i)
+      if (proposal_of(candidates[i])) c.mark(i, true);
+  c.proposals_seen = proposals.size();
+  // Trials: counted once each; indexed once their candidate is recorded.
+  for (auto position : std::exchange(c.waiting, {}))
+    if (static_cast<std::size_t>(trials[position].candidate) < candidates.size()) c.add(trials[position], position);
+    else c.waiting.push_back(position);
+  for (std::size_t position = c.trials_seen; position < trials.size(); ++position) {
+    const auto& t = trials[position];
+    count_trial(summary, t);
+    if (t.candidate < 0) continue;
+    if (static_cast<std::size_t>(t.candidate) >= candidates.size()) c.waiting.push_back(position);
+    else c.add(t, position);
+  }
+  c.trials_seen = trials.size();
+  const auto running_at = [&](double time) { return c.starts.count_at_or_before(time) - c.ends.count_at_or_before(time); };
+  for (auto id : std::exchange(c.stale_ids, {})) {
+    const auto own = c.trials_of(id, trials);
+    if (c.stale[id]) summary.candidates[id] = candidate_summary(id, candidates, own, campaign, c.baseline_id, proposals);
+    summary.candidates[id].concurrency = concurrency_of(own, running_at);
+    c.stale[id] = c.stale_placement[id] = 0;
+  }
+  decide(summary);
+  placement_flags(summary);
+  if (summary.baseline) {
+    summarize_noise(summary, c.trials_of(*summary.baseline, trials));
+  } else {
+    summary.noise_cv.reset(), summary.resolvable_gain.reset();
+    summary.too_noisy = false;
+  }
   return summary;
 }
 

@@ -87,13 +87,12 @@ std::vector<const results::TrialRecord*> Ledger::trials_of(std::int64_t id) cons
 
 const results::CampaignSummary& Ledger::summary() const {
   if (!m_summary) {
-    m_summary = results::summarize(m_store->campaign(), m_candidates, m_trials, m_proposals);
-    m_trial_reads += m_trials.size();
+    const auto before = m_summary_cache.trials_read();
+    m_summary = &m_summary_cache.update(m_store->campaign(), m_candidates, m_trials, m_proposals);
+    m_trial_reads += m_summary_cache.trials_read() - before;
   }
   return *m_summary;
 }
-
-results::CampaignSummary Ledger::summarize() const { return summary(); }
 
 std::vector<results::CandidateSummary> Ledger::summarize_ids(const std::vector<std::int64_t>& ids) const {
   const auto& all = summary();
@@ -160,7 +159,7 @@ std::int64_t Ledger::add_candidate(int round, const search::Configuration& confi
   m_store->add_candidate(record);
   m_candidates.push_back(std::move(record));
   m_configs.push_back(config);
-  m_summary.reset();
+  m_summary = nullptr;
   return m_candidates.back().id;
 }
 
@@ -168,14 +167,14 @@ bool Ledger::add_trial(results::TrialRecord trial) {
   if (!m_store->add_trial(trial)) return false;
   m_trials.push_back(std::move(trial));
   index_trial(m_trials.size() - 1);
-  m_summary.reset();
+  m_summary = nullptr;
   return true;
 }
 
 std::int64_t Ledger::add_proposal(results::ProposalRecord proposal) {
   proposal.id = m_store->add_proposal(proposal);
   m_proposals.push_back(std::move(proposal));
-  m_summary.reset();
+  m_summary = nullptr;
   return m_proposals.back().id;
 }
 

@@ -8,8 +8,9 @@
 //
 // Scale (issue 35): a question about one candidate reads that candidate's trials only, through
 // an index of the trials by candidate kept in step with the table; the campaign's summary is
-// computed once per change of the tables and kept until the next one. trial_reads() counts the
-// trial records the answers have read, so tests can hold both to that.
+// brought up to date once per change of the tables (results::SummaryCache: the new records and
+// the candidates they change, not every trial) and kept until the next one. trial_reads() counts
+// the trial records the answers have read, so tests can hold both to that.
 #pragma once
 
 #include <cstdint>
@@ -50,9 +51,11 @@ class Ledger {
   std::vector<const results::TrialRecord*> trials_of(std::int64_t id) const;
   const std::vector<results::ProposalRecord>& proposals() const { return m_proposals; }
 
-  // The summary of what is recorded (results::summarize): computed when the tables changed since
-  // the last one, else the same summary again.
-  results::CampaignSummary summarize() const;
+  // The summary of what is recorded (equal to results::summarize of the tables): brought up to
+  // date when the tables changed since the last one, else the same summary again. The reference
+  // holds until the next change; summarize() is a copy to keep across changes.
+  const results::CampaignSummary& summary() const;
+  results::CampaignSummary summarize() const { return summary(); }
   std::vector<results::CandidateSummary> summarize_ids(const std::vector<std::int64_t>& ids) const;
   std::vector<std::int64_t> round_ids(int round) const;
   std::optional<std::int64_t> baseline_id() const;
@@ -88,7 +91,6 @@ class Ledger {
  private:
   void resume(std::ostream& err);
   void index_trial(std::size_t position);
-  const results::CampaignSummary& summary() const;
 
   const Settings& m_s;
   std::optional<results::Store> m_store;
@@ -97,7 +99,8 @@ class Ledger {
   std::vector<results::TrialRecord> m_trials;
   std::vector<results::ProposalRecord> m_proposals;
   std::vector<std::vector<std::size_t>> m_trials_by_candidate;  // positions in m_trials, per candidate id
-  mutable std::optional<results::CampaignSummary> m_summary;     // of the tables as they are; reset by each add
+  mutable results::SummaryCache m_summary_cache;
+  mutable const results::CampaignSummary* m_summary = nullptr;  // of the tables as they are; reset by each add
   mutable std::uint64_t m_trial_reads = 0;
   std::set<std::pair<std::int64_t, int>> m_estimated;  // (candidate, repeats) with an estimate recorded
   std::set<std::pair<std::int64_t, std::int64_t>> m_confirmed;  // (candidate, reference) with a confirmation recorded

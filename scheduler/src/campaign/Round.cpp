@@ -131,7 +131,7 @@ Halt CampaignRunner::explore(int round, const std::vector<std::int64_t>& ids, bo
     if (auto halt = run_phases(round, "explore", {{ids, results::TrialKind::explore, m_s.repeats}})) return halt;
   }
   if (auto halt = run_adaptive_repeats(round, ids)) return halt;
-  const auto summary = m_ledger.summarize();
+  const auto& summary = m_ledger.summary();
   record_estimates(summary, ids);
   // An objective counted from tests is known once the candidate is evaluated: told then.
   for (auto id : ids) {
@@ -146,7 +146,7 @@ Halt CampaignRunner::explore(int round, const std::vector<std::int64_t>& ids, bo
 Halt CampaignRunner::run_adaptive_repeats(int round, const std::vector<std::int64_t>& ids) {
   if (m_s.repeats == 0) return std::nullopt;  // nothing is explored (an objective counted from tests)
   for (;;) {
-    const auto summary = m_ledger.summarize();
+    const auto& summary = m_ledger.summary();
     std::vector<results::CandidateSummary> in_round;
     for (auto id : ids) in_round.push_back(summary.candidates[static_cast<std::size_t>(id)]);
     const auto more = more_repeats(in_round, incumbent_objective(summary), m_s.repeats, m_s.max_repeats);
@@ -197,7 +197,7 @@ Halt CampaignRunner::evaluate_round(int round, const std::vector<std::int64_t>& 
   }
   // Waves: each rollback makes room for the next best candidate of the round.
   for (;;) {
-    const auto summary = m_ledger.summarize();
+    const auto& summary = m_ledger.summary();
     std::vector<results::CandidateSummary> current;
     for (auto id : ids) current.push_back(summary.candidates[static_cast<std::size_t>(id)]);
     std::optional<double> incumbent;
@@ -219,7 +219,7 @@ Halt CampaignRunner::evaluate_round(int round, const std::vector<std::int64_t>& 
 Halt CampaignRunner::evaluate_front(int round) {
   std::set<std::int64_t> tried;
   for (;;) {
-    const auto summary = m_ledger.summarize();
+    const auto& summary = m_ledger.summary();
     std::vector<std::int64_t> chosen;
     for (auto i : summary.front) {
       const auto& c = summary.candidates[i];
@@ -260,7 +260,7 @@ Halt CampaignRunner::run_test_gates(int round, const std::vector<std::int64_t>& 
 // those the journal already has (read on resume), so a run killed between a candidate's last
 // shard and its event records the event when it resumes.
 void CampaignRunner::record_decisions(const std::vector<std::int64_t>& chosen) {
-  const auto summary = m_ledger.summarize();
+  const auto& summary = m_ledger.summary();
   for (auto id : chosen) {
     const auto& c = summary.candidates[static_cast<std::size_t>(id)];
     if (c.status != results::CandidateStatus::verified && c.status != results::CandidateStatus::rolled_back) continue;

@@ -223,7 +223,7 @@ ProgressState CampaignRunner::progress(int round, const char* phase) const {
                   .budget = m_s.budget + (m_propose.active() ? static_cast<std::size_t>(m_s.propose.budget) : 0),
                   .running = backend.running(), .queued = backend.queued(), .objective = m_s.objective,
                   .jobs = backend.jobs_overview()};
-  fill_from_summary(p, m_ledger.summarize());
+  fill_from_summary(p, m_ledger.summary());
   return p;
 }
 

@@ -35,6 +35,7 @@
 
 #include <cstddef>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -211,6 +212,31 @@ BuildOutput build_output(const std::string& output_tail, std::size_t lines = 3);
 
 CampaignSummary summarize(const CampaignInfo& campaign, const std::vector<CandidateRecord>& candidates,
                           const std::vector<TrialRecord>& trials, const std::vector<ProposalRecord>& proposals = {});
+
+// summarize() for tables that only grow, as the campaign loop's ledger keeps them: each update is
+// given the same vectors with records appended since the last (never changed or removed) and the
+// same campaign. It recomputes the summaries of the candidates that gained a trial, and the
+// concurrency of those whose runs a newly added run overlaps; the rest (the winner, the front,
+// the counts) follows as in summarize(), whose result it equals on the same tables. Its cost is
+// the new records and the changed candidates, plus a pass over the candidates' summaries,
+// instead of every trial at every call.
+class SummaryCache {
+ public:
+  SummaryCache();
+  ~SummaryCache();
+  SummaryCache(SummaryCache&&) noexcept;
+  SummaryCache& operator=(SummaryCache&&) noexcept;
+
+  const CampaignSummary& update(const CampaignInfo& campaign, const std::vector<CandidateRecord>& candidates,
+                                const std::vector<TrialRecord>& trials, const std::vector<ProposalRecord>& proposals);
+  // The trial records the updates have read so far: each new one once, and every trial of a
+  // candidate whose summary was recomputed.
+  std::uint64_t trials_read() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> m;
+};
 
 // The journal and the winner's lineage (summary.proposals, summary.lineage), patch texts left out.
 void add_proposals(CampaignSummary& summary, const std::vector<CandidateRecord>& candidates,
