@@ -13,6 +13,9 @@ Measures, each with its spread (median, min..max) over --repeats:
             backend (`echo` a metric; grid strategy, so the strategy's ask is not in it): utime+stime
             of the flotilla process alone read from /proc/PID/stat once it has exited but before it
             is reaped, and ru_maxrss of wait4 (flotilla and its tasks; the tasks are `echo`).
+  campaign_mpi: the same campaigns on the mpi backend, whose worker ranks run each task (the
+            `sleep` kernel with us=0) in-process: flotilla's own CPU per task with no process
+            started per task, at --mpi-candidates (10^4 candidates, 10^5 tasks) and a quarter of it.
   slurm:    (only with --only slurm, or --slurm) on a simulated cluster of --slurm-nodes slurmd on
             this host (scripts/slurm/slurm-local.sh, SLURM_LOCAL_NODES; started here and always
             stopped, by PID; or --slurm-conf of one already running, whose slurmctld nothing else
@@ -31,7 +34,7 @@ The correctness half (exit 1 naming what is wrong): store_scale and search_ask_c
 own (every trial written is read back and summarised, every timed ask returns a new feasible
 configuration); each campaign must record every task once, ok, and `results summary --json` must
 count them. --quick runs everything at a tiny size (the ctest bench_scale_smoke).
-Full size (a few minutes on 2 cores): /usr/bin/python3 bench/scale/run.py build
+Full size (about 15 minutes on 2 cores): /usr/bin/python3 bench/scale/run.py build
 The Slurm part, full size (about 15 minutes on 2 cores):
   /usr/bin/python3 bench/scale/run.py build --only slurm
 Figures: bench/scale/RESULTS.md.
@@ -104,21 +107,22 @@ name = scale
 seed = 1
 
 [intent]
-objective = t
+objective = {objective}
 direction = minimize
 
 [space]
 param = x: int: 1..{candidates}
 
 [explore]
-command = echo flotilla-metric: t={{x}}
+command = {explore}
 repeats = {repeats}
+max_repeats = {repeats}
 
 [confirm]
 enabled = false
 
 [evaluate]
-command = true
+command = {evaluate}
 shards = {shards}
 gate = all
 
@@ -128,10 +132,20 @@ budget = {candidates}
 batch = {batch}
 
 [resources]
-backend = local
+backend = {backend}
 slots = 2
 pin = false
 """
+
+# What each backend's campaign runs: on the local backend each task is a process (`echo` a metric,
+# `true`); on the mpi backend each is the built-in `sleep` kernel with us=0, which the worker ranks
+# run in-process, so the scheduler's own cost per task is what is left to measure.
+TASKS = {
+    "local": {"explore": "echo flotilla-metric: t={x}", "evaluate": "true", "objective": "t"},
+    "mpi": {"explore": "flotilla-kernel sleep --us 0",
+            "evaluate": "flotilla-kernel sleep --us 0 --verify --shard {shard} --shards {shards}",
+            "objective": "time_s"},
+}
 
 
 def stat_cpu_s(pid):
@@ -140,14 +154,16 @@ def stat_cpu_s(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def run_campaign(build, work, candidates, repeats, shards, batch):
+def run_campaign(build, work, candidates, repeats, shards, batch, backend="local"):
     dir_ = pathlib.Path(tempfile.mkdtemp(prefix="campaign-", dir=work))
     ini = dir_ / "scale.ini"
-    ini.write_text(CAMPAIGN.format(candidates=candidates, repeats=repeats, shards=shards, batch=batch))
+    ini.write_text(CAMPAIGN.format(candidates=candidates, repeats=repeats, shards=shards, batch=batch, backend=backend,
+                                   **TASKS[backend]))
     results = dir_ / "scale.h5"
     start = time.monotonic()
+    env = dict(os.environ, PATH=f"{build / 'bin'}:{os.environ.get('PATH', '')}")  # flotilla-worker, flotilla-kernel
     proc = subprocess.Popen([build / "bin" / "flotilla", "run", ini, f"--campaign.results={results}"], cwd=dir_,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
     hwm_kib = 0
     while True:  # wait for its exit without reaping it, so /proc/PID/stat still holds its own times
         info = os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
@@ -196,13 +212,14 @@ def check_campaign(build, results, candidates, repeats, shards):
              f"{progress['verified']} verified; {tasks}, {candidates} and {candidates} expected")
 
 
-def measure_campaigns(build, work, args):
-    sizes = [(20, 3, 1)] if args.quick else [(args.campaign_candidates // 4, 8, 2), (args.campaign_candidates, 8, 2)]
+def measure_campaigns(build, work, args, backend="local"):
+    largest = args.campaign_candidates if backend == "local" else args.mpi_candidates
+    sizes = [(20, 3, 1)] if args.quick else [(largest // 4, 8, 2), (largest, 8, 2)]
     lines = []
     for candidates, repeats, shards in sizes:
-        runs = [run_campaign(build, work, candidates, repeats, shards, batch=64)
+        runs = [run_campaign(build, work, candidates, repeats, shards, batch=64, backend=backend)
                 for _ in range(args.repeats if (candidates, repeats, shards) == sizes[-1] else 1)]
-        line = {"bench": "campaign_local", "tasks": runs[0]["tasks"], "candidates": candidates,
+        line = {"bench": f"campaign_{backend}", "tasks": runs[0]["tasks"], "candidates": candidates,
                 "tasks_per_candidate": repeats + shards, "repeats": len(runs)}
         for key in ("wall_s", "cpu_s", "cpu_us_per_task", "ru_maxrss_mib", "vm_hwm_mib", "tasks_cpu_s"):
             line[key] = spread([r[key] for r in runs])
@@ -217,9 +234,12 @@ def main():
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--candidates", type=int, default=10000, help="store: candidates of 100 trials")
     parser.add_argument("--campaign-candidates", type=int, default=2000, help="campaign: candidates of 10 tasks")
+    parser.add_argument("--mpi-candidates", type=int, default=10000,
+                        help="campaign_mpi: candidates of 10 in-process tasks (10^5 tasks)")
     parser.add_argument("--spaces", type=pathlib.Path, default=None, help="default: ../shared/data/spaces")
     parser.add_argument("--quick", action="store_true", help="tiny sizes, one repeat (the ctest smoke)")
-    parser.add_argument("--only", default="store,ask,campaign", help="parts: store, ask, campaign, slurm")
+    parser.add_argument("--only", default="store,ask,campaign,campaign_mpi",
+                        help="parts: store, ask, campaign, campaign_mpi, slurm")
     parser.add_argument("--slurm", action="store_true", help="add the slurm part to --only's")
     parser.add_argument("--slurm-nodes", type=int, default=None, help="slurm: slurmd of the cluster (128; --quick 8)")
     parser.add_argument("--slurm-conf", default=None, help="slurm: a running cluster's slurm.conf, idle otherwise")
@@ -235,9 +255,10 @@ def main():
     if args.quick:
         args.repeats = 1
     only = args.only.split(",") + (["slurm"] if args.slurm else [])
-    unknown = set(only) - {"store", "ask", "campaign", "slurm"}
+    unknown = set(only) - {"store", "ask", "campaign", "campaign_mpi", "slurm"}
     if unknown:
-        parser.error(f"--only: unknown part(s) {', '.join(sorted(unknown))} (known: store, ask, campaign, slurm)")
+        parser.error(f"--only: unknown part(s) {', '.join(sorted(unknown))} "
+                     "(known: store, ask, campaign, campaign_mpi, slurm)")
     defaults = {"slurm_nodes": (8, 128), "slurm_jobs": ("4,16", "10,1000"), "slurm_hold": (2, 30),
                 "slurm_tasks": (200, 10000)}
     for key, (quick, full) in defaults.items():
@@ -275,6 +296,13 @@ def main():
             summary["peak_rss_mib"] = big["ru_maxrss_mib"]
             summary["flotilla_vm_hwm_mib"] = big["vm_hwm_mib"]
             summary["cpu_us_per_task_by_tasks"] = {str(l["tasks"]): l["cpu_us_per_task"]["median"] for l in lines}
+        if "campaign_mpi" in only:
+            lines = measure_campaigns(args.build, work, args, backend="mpi")
+            big = lines[-1]
+            summary["mpi_tasks"] = big["tasks"]
+            summary["cpu_us_per_task_mpi"] = big["cpu_us_per_task"]
+            summary["flotilla_vm_hwm_mib_mpi"] = big["vm_hwm_mib"]
+            summary["cpu_us_per_task_mpi_by_tasks"] = {str(l["tasks"]): l["cpu_us_per_task"]["median"] for l in lines}
         if "slurm" in only:
             slurm_part.measure_slurm(args.build, work, args, summary)
     if "slurm" not in only:
