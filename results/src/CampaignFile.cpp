@@ -73,7 +73,11 @@ h5::Handle create(const std::filesystem::path& path) {
 namespace {
 
 // SWMR read, else plain read-only; an invalid handle when neither opens (HDF5's error cleared).
-h5::Handle try_open_read(const std::filesystem::path& path, bool& swmr) {
+// `held`: the plain open failed because a writer holds the file without SWMR: its superblock says
+// so ("file is already open for write", a live writer or a dead one's marks) or HDF5's own lock is
+// taken ("unable to lock file", a live one): the one failure a reader waits for or repairs.
+h5::Handle try_open_read(const std::filesystem::path& path, bool& swmr, bool& held) {
+  held = false;
   // SWMR read first: it is the only mode that opens a file a writer holds, or one whose writer
   // died. Files not written in the latest format refuse it, so fall back to plain read-only.
   swmr = true;
@@ -87,7 +91,10 @@ h5::Handle try_open_read(const std::filesystem::path& path, bool& swmr) {
     H5Eclear2(H5E_DEFAULT);
     swmr = false;
     id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (id < 0) H5Eclear2(H5E_DEFAULT);
+    if (id < 0) {
+      const auto error = h5::error_stack_text();
+      held = error.find("already open for write") != std::string::npos || error.find("unable to lock file") != std::string::npos;
+    }
   }
   return id >= 0 ? h5::Handle(id) : h5::Handle();
 }
@@ -101,8 +108,11 @@ h5::Handle open_read(const std::filesystem::path& path, bool& swmr) {
   // marks are cleared as the next run would clear them (open_write under the writer lock, then
   // closed). A writer starting in that millisecond finds the lock taken and says the file is busy.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  for (bool repaired = false;;) {
-    if (auto file = try_open_read(path, swmr); file.valid()) return file;
+  // Any other failure (damage, a foreign file) is reported as it is: a reader never writes to a
+  // file it cannot tell is a campaign's.
+  for (bool repaired = false, held = false;;) {
+    if (auto file = try_open_read(path, swmr, held); file.valid()) return file;
+    if (!held) break;
     if (!repaired && !WriterLock::is_held(path)) {
       repaired = true;
       try {

@@ -141,3 +141,25 @@ TEST(StoreErrors, BadObjectivesOrPickAttributesAreNamed) {
   expect_open_error(dir / "pick.h5",
                     "/campaign attribute 'objectives' or 'pick': gives 1 weights for 2 objectives (e.g. weighted 1,1)");
 }
+
+// A reader repairs only what a writer killed before its switch to SWMR leaves (swmr_test); a
+// file it cannot open for any other reason is never written to, even when it may write there.
+// (A guard: HDF5 also refused the write-open the reader used to try on such a file.)
+TEST(StoreErrors, AReaderNeverWritesToAFileItCannotOpen) {
+  ScratchDir dir;
+  const auto whole = dir / "whole.h5";
+  {
+    auto store = Store::create(whole, sample_campaign());
+    append_samples(store, 0, 20);
+  }
+  std::ifstream in(whole, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto truncated = dir / "truncated.h5";
+  std::ofstream(truncated, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  const auto before = std::filesystem::last_write_time(truncated);
+  EXPECT_NE(error_of([&] { Store::open_read(truncated); }), "no error");
+  std::ifstream after_in(truncated, std::ios::binary);
+  const std::string after((std::istreambuf_iterator<char>(after_in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(after, bytes.substr(0, bytes.size() / 2)) << "the damaged file is left as it was";
+  EXPECT_EQ(std::filesystem::last_write_time(truncated), before);
+}
