@@ -54,6 +54,7 @@ import slurm_part  # noqa: E402  (beside this file)
 from slurm_part import fail, spread  # noqa: E402  (one copy of each, shared by both parts)
 
 NOT_MEASURED = "not measured: needs the simulated cluster (--only slurm)"
+PARTS = ("store", "ask", "campaign", "campaign_mpi", "slurm")
 
 
 def run_json(cmd):
@@ -238,8 +239,7 @@ def main():
                         help="campaign_mpi: candidates of 10 in-process tasks (10^5 tasks)")
     parser.add_argument("--spaces", type=pathlib.Path, default=None, help="default: ../shared/data/spaces")
     parser.add_argument("--quick", action="store_true", help="tiny sizes, one repeat (the ctest smoke)")
-    parser.add_argument("--only", default="store,ask,campaign,campaign_mpi",
-                        help="parts: store, ask, campaign, campaign_mpi, slurm")
+    parser.add_argument("--only", default=",".join(p for p in PARTS if p != "slurm"), help=f"parts: {', '.join(PARTS)}")
     parser.add_argument("--slurm", action="store_true", help="add the slurm part to --only's")
     parser.add_argument("--slurm-nodes", type=int, default=None, help="slurm: slurmd of the cluster (128; --quick 8)")
     parser.add_argument("--slurm-conf", default=None, help="slurm: a running cluster's slurm.conf, idle otherwise")
@@ -255,10 +255,9 @@ def main():
     if args.quick:
         args.repeats = 1
     only = args.only.split(",") + (["slurm"] if args.slurm else [])
-    unknown = set(only) - {"store", "ask", "campaign", "campaign_mpi", "slurm"}
+    unknown = set(only) - set(PARTS)
     if unknown:
-        parser.error(f"--only: unknown part(s) {', '.join(sorted(unknown))} "
-                     "(known: store, ask, campaign, campaign_mpi, slurm)")
+        parser.error(f"--only: unknown part(s) {', '.join(sorted(unknown))} (known: {', '.join(PARTS)})")
     defaults = {"slurm_nodes": (8, 128), "slurm_jobs": ("4,16", "10,1000"), "slurm_hold": (2, 30),
                 "slurm_tasks": (200, 10000)}
     for key, (quick, full) in defaults.items():
@@ -288,21 +287,17 @@ def main():
                 summary[key] = {"median": cell["median_ms"], "min": cell["min_ms"], "max": cell["max_ms"],
                                 "mean5_median": cell["mean5_median_ms"], "at": n}
             summary["ask_costliest_ms"] = line["all"]["run_max"]
-        if "campaign" in only:
-            lines = measure_campaigns(args.build, work, args)
+        for part, backend, suffix in (("campaign", "local", ""), ("campaign_mpi", "mpi", "_mpi")):
+            if part not in only:
+                continue
+            lines = measure_campaigns(args.build, work, args, backend=backend)
             big = lines[-1]
-            summary["tasks"] = big["tasks"]
-            summary["cpu_us_per_task"] = big["cpu_us_per_task"]
-            summary["peak_rss_mib"] = big["ru_maxrss_mib"]
-            summary["flotilla_vm_hwm_mib"] = big["vm_hwm_mib"]
-            summary["cpu_us_per_task_by_tasks"] = {str(l["tasks"]): l["cpu_us_per_task"]["median"] for l in lines}
-        if "campaign_mpi" in only:
-            lines = measure_campaigns(args.build, work, args, backend="mpi")
-            big = lines[-1]
-            summary["mpi_tasks"] = big["tasks"]
-            summary["cpu_us_per_task_mpi"] = big["cpu_us_per_task"]
-            summary["flotilla_vm_hwm_mib_mpi"] = big["vm_hwm_mib"]
-            summary["cpu_us_per_task_mpi_by_tasks"] = {str(l["tasks"]): l["cpu_us_per_task"]["median"] for l in lines}
+            summary["mpi_tasks" if suffix else "tasks"] = big["tasks"]
+            summary["cpu_us_per_task" + suffix] = big["cpu_us_per_task"]
+            if not suffix:
+                summary["peak_rss_mib"] = big["ru_maxrss_mib"]  # with the tasks, which are `echo` here
+            summary["flotilla_vm_hwm_mib" + suffix] = big["vm_hwm_mib"]
+            summary[f"cpu_us_per_task{suffix}_by_tasks"] = {str(l["tasks"]): l["cpu_us_per_task"]["median"] for l in lines}
         if "slurm" in only:
             slurm_part.measure_slurm(args.build, work, args, summary)
     if "slurm" not in only:

@@ -359,6 +359,7 @@ void summarize_placement(CampaignSummary& summary, const std::vector<std::vector
   placement_flags(summary);
 }
 
+// The baseline's noise; no trials (no baseline yet): none.
 void summarize_noise(CampaignSummary& summary, const std::vector<const TrialRecord*>& baseline_trials) {
   summary.noise_cv.reset();
   summary.resolvable_gain.reset();
@@ -656,12 +657,7 @@ const CampaignSummary& SummaryCache::update(const CampaignInfo& campaign, const 
   }
   decide(summary);
   placement_flags(summary);
-  if (summary.baseline) {
-    summarize_noise(summary, c.trials_of(*summary.baseline, trials));
-  } else {
-    summary.noise_cv.reset(), summary.resolvable_gain.reset();
-    summary.too_noisy = false;
-  }
+  summarize_noise(summary, summary.baseline ? c.trials_of(*summary.baseline, trials) : std::vector<const TrialRecord*>{});
   return summary;
 }
 

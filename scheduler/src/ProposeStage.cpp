@@ -1,6 +1,7 @@
 // ProposeStage.cpp — the proposers' runs and the judging of their files (ProposeStage.h).
-#include "Clock.h"
 #include "ProposeStage.h"
+
+#include "Clock.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,6 +1,7 @@
 // SuiteStage.cpp — per-test outcomes in the campaign's evaluate stage (SuiteStage.h).
-#include "Clock.h"
 #include "SuiteStage.h"
+
+#include "Clock.h"
 
 #include <sys/stat.h>
 

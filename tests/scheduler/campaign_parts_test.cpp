@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "BuildStage.h"
+#include "Clock.h"
 #include "SuiteStage.h"
 #include "campaign/Dispatcher.h"
 #include "campaign/Ledger.h"

@@ -1,6 +1,7 @@
 // Ledger.cpp — see Ledger.h.
-#include "../Clock.h"
 #include "Ledger.h"
+
+#include "../Clock.h"
 
 #include <unistd.h>
 

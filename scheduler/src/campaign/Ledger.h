@@ -23,7 +23,6 @@
 
 #include "flotilla/results/Analysis.h"
 #include "flotilla/results/Store.h"
-#include "../Clock.h"
 #include "flotilla/scheduler/Settings.h"
 #include "flotilla/search/Space.h"
 
@@ -52,8 +51,9 @@ class Ledger {
   const std::vector<results::ProposalRecord>& proposals() const { return m_proposals; }
 
   // The summary of what is recorded (equal to results::summarize of the tables): brought up to
-  // date when the tables changed since the last one, else the same summary again. The reference
-  // holds until the next change; summarize() is a copy to keep across changes.
+  // date when the tables changed since the last one, else the same summary again. It is one
+  // object, updated in place by the first call after a change, so a reference (or one into its
+  // candidates) is only good until then; summarize() is a copy to keep across changes.
   const results::CampaignSummary& summary() const;
   results::CampaignSummary summarize() const { return summary(); }
   std::vector<results::CandidateSummary> summarize_ids(const std::vector<std::int64_t>& ids) const;

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "../Clock.h"
 #include "flotilla/results/Events.h"
 #include "flotilla/results/Lineage.h"
 #include "flotilla/scheduler/Planning.h"

@@ -1,5 +1,6 @@
 // Runner.cpp — setting a campaign up, its loop of rounds, and its report (Runner.h).
 #include "Runner.h"
+#include "../Clock.h"
 
 #include <ostream>
 #include <thread>
