@@ -6,7 +6,8 @@ would after looking at what the last round showed:
   interchange     loop order i, k, j: a faster multiply with the same result (built on the baseline)
   skip_half_k     faster and wrong: --verify fails, so it is rolled back
   no_such_helper  calls a function the tree does not have: build_failed, with the compiler's error
-  row_pointers    row pointers instead of checked indexing, written against the interchanged
+  row_pointers    row pointers instead of checked indexing, and four rows of B a pass (C's row is
+                  loaded and stored a quarter as often), written against the interchanged
                   loop: it waits until `interchange` is the best verified candidate, then builds
                   on it (parent "best"), so the winner is a chain of two patches
 
@@ -27,7 +28,7 @@ PLAN = [
     ("interchange", "baseline", "B is walked down its columns: one cache miss per multiply-add"),
     ("skip_half_k", "baseline", "half the k iterations, doubled (wrong on purpose: verification must catch it)"),
     ("no_such_helper", "baseline", "a fused helper that does not exist (a patch that does not compile)"),
-    ("row_pointers", "best", "checked indexing in the inner loop: row pointers instead"),
+    ("row_pointers", "best", "checked indexing in the inner loop, and C's row loaded and stored once per k: row pointers, four rows of B a pass"),
 ]
 tried = {p["name"] for p in context["proposals"]}
 best_chain = [step["name"] for step in (context["best"] or {}).get("chain", [])]

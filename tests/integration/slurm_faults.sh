@@ -48,6 +48,8 @@ job_id() {
 cleanup() {
   # A check that failed while the campaign ran in the background must not leave it running, nor
   # its jobs holding nodes: the next test on the shared cluster would find them busy.
+  # Its own names are local: mode down calls it mid-test and goes on reading $id.
+  local dir id
   if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
   for dir in "$jobs"/*/; do id=$(job_id "$dir"); [ -n "$id" ] && scancel "$id" >/dev/null 2>&1 || true; done
   [ -z "$down_node" ] || scontrol update nodename="$down_node" state=resume >/dev/null 2>&1 || true
