@@ -1,6 +1,7 @@
 // Store round trips, idempotent ingest, dense candidate ids, truncation and reopening.
 #include "test_records.h"
 #include "flotilla/results/Analysis.h"
+#include "Hdf5.h"  // h5::read_rows, read by a reader and by a writer
 
 #include <gtest/gtest.h>
 #include <hdf5.h>
@@ -488,4 +489,128 @@ TEST(Store, TrialOutcomesReadWhatASummaryReads) {
   EXPECT_EQ(summary_json(summary, 1000), summary_json(from_whole_rows, 1000));
   EXPECT_EQ(summary_text(summary, 1000), summary_text(from_whole_rows, 1000));
   EXPECT_GT(summary.failed_trials, 0u);
+}
+
+namespace {
+
+// Rows [start, start + count) of /trials as `mem_type` (the file's own type when 0), read by
+// h5::read_rows from the file opened with `flags`.
+std::vector<unsigned char> raw_trial_rows(const std::filesystem::path& path, unsigned flags, hsize_t start,
+                                          hsize_t count, hid_t mem_type = 0) {
+  const hid_t file = H5Fopen(path.c_str(), flags, H5P_DEFAULT);
+  EXPECT_GE(file, 0);
+  const hid_t trials = H5Dopen2(file, "trials", H5P_DEFAULT);
+  const hid_t file_type = H5Dget_type(trials);
+  const hid_t type = mem_type != 0 ? mem_type : file_type;
+  std::vector<unsigned char> rows(static_cast<std::size_t>(count) * H5Tget_size(type), 0xA5);
+  flotilla::results::h5::read_rows(trials, type, rows.data(), count, start);
+  H5Tclose(file_type);
+  H5Dclose(trials);
+  H5Fclose(file);
+  return rows;
+}
+
+}  // namespace
+
+// A file opened read-only (`results summary`, `flotilla results ...`) has its chunks unpacked by
+// flotilla itself (h5::read_rows: H5Dread_chunk, the filters undone, H5Tconvert), which skips the
+// Adler-32 zlib computes over every inflated byte inside HDF5's deflate filter (a fifth of
+// `results summary` at 10^6 trials, bench/scale). A writer's reads stay HDF5's own. Both must be
+// the same rows: every field of every trial, the outcome fields alone, ranges that start and end
+// inside chunks, and a memory type of two fields in another order.
+TEST(Store, AReaderUnpacksChunksToTheRowsHdf5Reads) {
+  ScratchDir dir;
+  const auto path = dir / "campaign.h5";
+  constexpr std::int64_t kCount = 64 * 5 + 17;  // a last chunk part written
+  const auto trial_at = [](std::int64_t i) {
+    TrialRecord t = sample_trial(i);
+    t.rank = static_cast<std::int32_t>(i % 3);
+    t.host = "node" + std::to_string(i % 5), t.device = i % 2 ? "gpu0" : "", t.slurm_job = std::to_string(800 + i);
+    t.output_tail = std::string(static_cast<std::size_t>(i * 7 % 1000), static_cast<char>('a' + i % 26));
+    return t;
+  };
+  {
+    Store store = Store::create(path, sample_campaign());
+    for (std::int64_t i = 0; i < kCount; ++i) {
+      if (i % 2 == 0) store.add_candidate(sample_candidate(i / 2));
+      store.add_trial(trial_at(i));
+    }
+  }
+  std::vector<TrialRecord> by_hdf5, outcomes_by_hdf5;
+  {
+    const Store writer = Store::open_for_append(path);
+    by_hdf5 = writer.trials();
+    outcomes_by_hdf5 = writer.trials(Store::TrialFields::outcomes);
+  }
+  for (const auto fields : {Store::TrialFields::all, Store::TrialFields::outcomes}) {
+    const auto unpacked = Store::open_read(path).trials(fields);
+    const auto& expected = fields == Store::TrialFields::all ? by_hdf5 : outcomes_by_hdf5;
+    ASSERT_EQ(unpacked.size(), static_cast<std::size_t>(kCount));
+    for (std::size_t i = 0; i < unpacked.size(); ++i) {
+      expect_trial_eq(unpacked[i], expected[i]);
+      EXPECT_EQ(unpacked[i].rank, expected[i].rank);
+      EXPECT_EQ(unpacked[i].host, expected[i].host);
+      EXPECT_EQ(unpacked[i].device, expected[i].device);
+      EXPECT_EQ(unpacked[i].slurm_job, expected[i].slurm_job);
+    }
+  }
+  expect_trial_eq(by_hdf5[kCount - 1], trial_at(kCount - 1));
+  EXPECT_EQ(by_hdf5[kCount - 1].host, trial_at(kCount - 1).host);
+
+  struct Pair {
+    double objective;
+    std::int64_t candidate;
+  };
+  const hid_t pair = H5Tcreate(H5T_COMPOUND, sizeof(Pair));
+  H5Tinsert(pair, "objective", HOFFSET(Pair, objective), H5T_NATIVE_DOUBLE);
+  H5Tinsert(pair, "candidate", HOFFSET(Pair, candidate), H5T_NATIVE_INT64);
+  const struct {
+    hsize_t start, count;
+  } ranges[] = {{0, kCount}, {5, 1}, {63, 2}, {60, 140}, {128, 64}, {kCount - 3, 3}, {70, 250}};
+  for (const auto& range : ranges) {
+    EXPECT_EQ(raw_trial_rows(path, H5F_ACC_RDONLY, range.start, range.count),
+              raw_trial_rows(path, H5F_ACC_RDWR, range.start, range.count))
+        << "rows " << range.start << " + " << range.count;
+    const auto pairs = raw_trial_rows(path, H5F_ACC_RDONLY, range.start, range.count, pair);
+    EXPECT_EQ(pairs, raw_trial_rows(path, H5F_ACC_RDWR, range.start, range.count, pair));
+    const auto* first = reinterpret_cast<const Pair*>(pairs.data());
+    EXPECT_EQ(first->candidate, static_cast<std::int64_t>(range.start) / 2);
+    EXPECT_EQ(first->objective, trial_at(static_cast<std::int64_t>(range.start)).objective);
+  }
+  H5Tclose(pair);
+}
+
+// A stored chunk whose bytes no longer match their Fletcher-32 checksum is an error naming the
+// chunk and the checksum when a reader unpacks it, as it is when HDF5 does (a writer), and the
+// chunks before it still read.
+TEST(Store, ChunkWithAWrongChecksumIsNamed) {
+  ScratchDir dir;
+  const auto path = dir / "campaign.h5";
+  {
+    Store store = Store::create(path, sample_campaign());
+    Store::Group group(store);
+    append_samples_in_group(store, 0, 64 * 3);
+  }
+  {
+    const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    ASSERT_GE(file, 0);
+    const hid_t trials = H5Dopen2(file, "trials", H5P_DEFAULT);
+    const hsize_t origin = 64;
+    hsize_t stored = 0;
+    ASSERT_GE(H5Dget_chunk_storage_size(trials, &origin, &stored), 0);
+    std::vector<unsigned char> bytes(stored);
+    std::uint32_t mask = 0;
+    ASSERT_GE(H5Dread_chunk(trials, H5P_DEFAULT, &origin, &mask, bytes.data()), 0);
+    ASSERT_EQ(mask, 0u);
+    bytes[stored / 2] ^= 0x10;  // inside the deflate stream, not the checksum
+    ASSERT_GE(H5Dwrite_chunk(trials, H5P_DEFAULT, mask, &origin, stored, bytes.data()), 0);
+    H5Dclose(trials);
+    ASSERT_GE(H5Fclose(file), 0);
+  }
+  const std::string error = error_of([&] { (void)Store::open_read(path).trials(); });
+  EXPECT_EQ(error.rfind(path.string(), 0), 0u) << error;
+  EXPECT_NE(error.find("chunk 1 of /trials is damaged"), std::string::npos) << error;
+  EXPECT_NE(error.find("do not match their checksum (Fletcher-32)"), std::string::npos) << error;
+  EXPECT_EQ(raw_trial_rows(path, H5F_ACC_RDONLY, 0, 64), raw_trial_rows(path, H5F_ACC_RDWR, 0, 64));
+  EXPECT_NE(error_of([&] { (void)Store::open_for_append(path).trials(); }), "") << "HDF5 refuses it too";
 }
