@@ -234,30 +234,30 @@ struct Unpacked {
 // HDF5 verifies it itself). Zlib's own Adler-32 is checked only when the chunk has no Fletcher-32
 // over its stored bytes: with one, every damaged byte is caught before inflating, and the
 // Adler-32 over every inflated byte was a fifth of `results summary` at 10^6 trials.
-Unpacked unpack(std::vector<unsigned char> bytes, const std::vector<H5Z_filter_t>& filters,
-                                  unsigned filter_mask, bool verify_checksum, unsigned char* out,
-                                  std::size_t limit) {
+Unpacked unpack(const unsigned char* data, std::size_t size, const std::vector<H5Z_filter_t>& filters,
+                unsigned filter_mask, bool verify_checksum, unsigned char* out, std::size_t limit) {
   bool checksummed = false;
-  std::vector<unsigned char> inflated;
+  std::vector<unsigned char> inflated;  // a deflate undone before another filter
   for (std::size_t i = filters.size(); i-- > 0;) {
     if ((filter_mask & (1u << i)) != 0) continue;  // skipped when the chunk was written
     if (filters[i] == H5Z_FILTER_FLETCHER32) {
-      if (bytes.size() < 4) return {};
-      if (verify_checksum && !fletcher32_matches(bytes.data(), bytes.size())) return {std::nullopt, true};
-      bytes.resize(bytes.size() - 4);
+      if (size < 4) return {};
+      if (verify_checksum && !fletcher32_matches(data, size)) return {std::nullopt, true};
+      size -= 4;
       checksummed = verify_checksum;
     } else if (filters[i] == H5Z_FILTER_DEFLATE) {
       // The last filter to undo inflates straight into `out`: no copy of every row.
       bool last = true;
       for (std::size_t j = 0; j < i; ++j) last = last && (filter_mask & (1u << j)) != 0;
+      std::vector<unsigned char> scratch;
       unsigned char* into = out;
       if (out == nullptr || !last) {
-        inflated.resize(limit);
-        into = inflated.data();
+        scratch.resize(limit);
+        into = scratch.data();
       }
       z_stream stream{};
-      stream.next_in = bytes.data();
-      stream.avail_in = static_cast<uInt>(bytes.size());
+      stream.next_in = const_cast<unsigned char*>(data);  // zlib's API is not const
+      stream.avail_in = static_cast<uInt>(size);
       stream.next_out = into;
       stream.avail_out = static_cast<uInt>(limit);
       if (inflateInit(&stream) != Z_OK) return {};
@@ -267,15 +267,15 @@ Unpacked unpack(std::vector<unsigned char> bytes, const std::vector<H5Z_filter_t
       inflateEnd(&stream);
       if (rc != Z_STREAM_END) return {};
       if (into == out) return {produced};
-      inflated.resize(produced);
-      std::swap(bytes, inflated);
+      inflated = std::move(scratch);
+      data = inflated.data(), size = produced;
     } else if (filters[i] == H5Z_FILTER_SHUFFLE) {
       return {};  // never written by flotilla; read_rows leaves such tables to HDF5
     }
   }
-  if (bytes.size() > limit) return {};
-  if (out != nullptr) std::memcpy(out, bytes.data(), bytes.size());
-  return {bytes.size()};
+  if (size > limit) return {};
+  if (out != nullptr) std::memcpy(out, data, size);
+  return {size};
 }
 
 // The filter HDF5 applies first when it reads a chunk: the last one of the pipeline that was
@@ -380,16 +380,31 @@ bool read_rows_unpacked(hid_t dataset, hid_t mem_type, void* out, hsize_t count,
   // malloc's mmap at each call (a page fault per 4 KB of 1.6 GB at 10^6 trials).
   std::vector<unsigned char> rows(static_cast<std::size_t>(table->rows) * std::max(file_row, mem_row));
   std::vector<unsigned char> background;
+  // Deflate's worst case (stored blocks) and the checksum: no chunk a writer stores is larger.
+  const std::size_t largest_stored = compressBound(static_cast<uLong>(table->bytes)) + 64;
+  std::vector<unsigned char> chunk_bytes;
   auto* const into = static_cast<unsigned char*>(out);
   for (hsize_t chunk = first; chunk <= last; ++chunk) {
     const hsize_t chunk_start = chunk * table->rows;
     const hsize_t from = std::max(start, chunk_start), to = std::min(start + count, chunk_start + table->rows);
     const auto n = static_cast<std::size_t>(to - from);
-    std::vector<unsigned char> bytes(static_cast<std::size_t>(stored[chunk - first]));
+    hsize_t size = stored[chunk - first];
     std::uint32_t filter_mask = 0;
-    FLOTILLA_H5(H5Dread_chunk(dataset, H5P_DEFAULT, &chunk_start, &filter_mask, bytes.data()));
-    const auto unpacked = unpack(std::move(bytes), table->filters, filter_mask, true, rows.data(), table->bytes);
-    if (unpacked.size != table->bytes) throw unpack_error(*table, chunk, stored[chunk - first], unpacked);
+    for (int lookup = 1;; ++lookup) {
+      // H5Dread_chunk takes no buffer size and looks the chunk up again itself: under SWMR a
+      // writer may have stored it anew, at another size, since `size` was read. The buffer holds
+      // the largest chunk deflate and Fletcher-32 can make of a chunk, so that cannot overrun it,
+      // and a size that changed meanwhile is read again (a few times; then HDF5 reads it all).
+      chunk_bytes.resize(std::max<std::size_t>(chunk_bytes.size(), std::max<std::size_t>(size, largest_stored)));
+      FLOTILLA_H5(H5Dread_chunk(dataset, H5P_DEFAULT, &chunk_start, &filter_mask, chunk_bytes.data()));
+      const hsize_t now = stored_size(dataset, *table, chunk);
+      if (now == size) break;
+      if (now == 0 || lookup == 4) return false;
+      size = now;
+    }
+    const auto unpacked = unpack(chunk_bytes.data(), static_cast<std::size_t>(size), table->filters, filter_mask, true,
+                                 rows.data(), table->bytes);
+    if (unpacked.size != table->bytes) throw unpack_error(*table, chunk, size, unpacked);
     if (from != chunk_start) std::memmove(rows.data(), rows.data() + (from - chunk_start) * file_row, n * file_row);
     // The background is the caller's rows, as for H5Dread: fields of `mem_type` the file lacks
     // (a file older than a field) keep what the caller had there.
@@ -417,7 +432,7 @@ void check_chunks(hid_t dataset, hsize_t start, hsize_t count) {
     // checksum before inflating anything: damage is an error there already (every chunk
     // flotilla writes; the finding's chunk had lost it).
     if (first_undone(table->filters, filter_mask) == H5Z_FILTER_FLETCHER32) continue;
-    const auto unpacked = unpack(std::move(bytes), table->filters, filter_mask, false, nullptr, table->bytes);
+    const auto unpacked = unpack(bytes.data(), bytes.size(), table->filters, filter_mask, false, nullptr, table->bytes);
     if (unpacked.size != table->bytes) throw unpack_error(*table, chunk, stored, unpacked);
   }
 }
