@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <optional>
 
@@ -364,7 +365,10 @@ bool opened_read_only(hid_t dataset) {
 bool read_rows_unpacked(hid_t dataset, hid_t mem_type, void* out, hsize_t count, hsize_t start) {
   if (count == 0 || !opened_read_only(dataset)) return false;
   const auto table = table_chunks(dataset);
-  if (!table || table->filters.empty()) return false;
+  // Fewer rows than a chunk (a job file read as its rows arrive) are left to HDF5, whose chunk
+  // cache keeps the inflated chunk for the next few rows; unpacked here, each such read inflated
+  // the whole chunk again, and flotilla's CPU per task on the mpi backend grew (bench/scale).
+  if (!table || table->filters.empty() || count < table->rows) return false;
   for (const auto filter : table->filters)
     if (filter == H5Z_FILTER_SHUFFLE) return false;
   const hsize_t first = start / table->rows, last = (start + count - 1) / table->rows;
@@ -378,11 +382,15 @@ bool read_rows_unpacked(hid_t dataset, hid_t mem_type, void* out, hsize_t count,
   // One chunk at a time, converted in place (H5Tconvert needs room for the larger of the rows):
   // two small buffers for any table length, where one for all the rows asked for went through
   // malloc's mmap at each call (a page fault per 4 KB of 1.6 GB at 10^6 trials).
-  std::vector<unsigned char> rows(static_cast<std::size_t>(table->rows) * std::max(file_row, mem_row));
+  // Neither is zeroed: every byte used is written first.
+  const auto rows = std::make_unique_for_overwrite<unsigned char[]>(static_cast<std::size_t>(table->rows) *
+                                                                     std::max(file_row, mem_row));
   std::vector<unsigned char> background;
-  // Deflate's worst case (stored blocks) and the checksum: no chunk a writer stores is larger.
-  const std::size_t largest_stored = compressBound(static_cast<uLong>(table->bytes)) + 64;
-  std::vector<unsigned char> chunk_bytes;
+  // Deflate's worst case (stored blocks) and the checksum: no chunk a writer stores is larger
+  // (a damaged one may claim more: stored_size bounds what it is given).
+  std::size_t capacity = compressBound(static_cast<uLong>(table->bytes)) + 64;
+  for (const auto size : stored) capacity = std::max<std::size_t>(capacity, size);
+  const auto chunk_bytes = std::make_unique_for_overwrite<unsigned char[]>(capacity);
   auto* const into = static_cast<unsigned char*>(out);
   for (hsize_t chunk = first; chunk <= last; ++chunk) {
     const hsize_t chunk_start = chunk * table->rows;
@@ -395,23 +403,22 @@ bool read_rows_unpacked(hid_t dataset, hid_t mem_type, void* out, hsize_t count,
       // writer may have stored it anew, at another size, since `size` was read. The buffer holds
       // the largest chunk deflate and Fletcher-32 can make of a chunk, so that cannot overrun it,
       // and a size that changed meanwhile is read again (a few times; then HDF5 reads it all).
-      chunk_bytes.resize(std::max<std::size_t>(chunk_bytes.size(), std::max<std::size_t>(size, largest_stored)));
-      FLOTILLA_H5(H5Dread_chunk(dataset, H5P_DEFAULT, &chunk_start, &filter_mask, chunk_bytes.data()));
+      FLOTILLA_H5(H5Dread_chunk(dataset, H5P_DEFAULT, &chunk_start, &filter_mask, chunk_bytes.get()));
       const hsize_t now = stored_size(dataset, *table, chunk);
       if (now == size) break;
-      if (now == 0 || lookup == 4) return false;
+      if (now == 0 || now > capacity || lookup == 4) return false;
       size = now;
     }
-    const auto unpacked = unpack(chunk_bytes.data(), static_cast<std::size_t>(size), table->filters, filter_mask, true,
-                                 rows.data(), table->bytes);
+    const auto unpacked = unpack(chunk_bytes.get(), static_cast<std::size_t>(size), table->filters, filter_mask, true,
+                                 rows.get(), table->bytes);
     if (unpacked.size != table->bytes) throw unpack_error(*table, chunk, size, unpacked);
-    if (from != chunk_start) std::memmove(rows.data(), rows.data() + (from - chunk_start) * file_row, n * file_row);
+    if (from != chunk_start) std::memmove(rows.get(), rows.get() + (from - chunk_start) * file_row, n * file_row);
     // The background is the caller's rows, as for H5Dread: fields of `mem_type` the file lacks
     // (a file older than a field) keep what the caller had there.
     unsigned char* const target = into + (from - start) * mem_row;
     background.assign(target, target + n * mem_row);
-    FLOTILLA_H5(H5Tconvert(file_type.id(), mem_type, n, rows.data(), background.data(), H5P_DEFAULT));
-    std::memcpy(target, rows.data(), n * mem_row);
+    FLOTILLA_H5(H5Tconvert(file_type.id(), mem_type, n, rows.get(), background.data(), H5P_DEFAULT));
+    std::memcpy(target, rows.get(), n * mem_row);
   }
   return true;
 }

@@ -102,8 +102,8 @@ void check_chunks(hid_t dataset, hsize_t start, hsize_t count);
 // From a file opened read-only, flotilla undoes the chunks' filters itself (H5Dread_chunk,
 // Fletcher-32 verified, inflated without zlib's redundant Adler-32, H5Tconvert): HDF5's deflate
 // filter spent a fifth of `results summary` at 10^6 trials on that Adler-32 and cannot be
-// replaced. Otherwise (a writer, a table with a chunk never written or a filter flotilla never
-// writes) HDF5 reads them, after check_chunks. The rows are the same either way (store_test).
+// replaced. Otherwise (a writer, fewer rows than a chunk, a chunk never written, a filter
+// flotilla never writes) HDF5 reads them, after check_chunks. The rows are the same either way (store_test).
 void read_rows(hid_t dataset, hid_t mem_type, void* out, hsize_t count, hsize_t start = 0);
 // Reads the rows at `rows` (ascending) as `mem_type` into out[0..rows.size()), after
 // check_chunks over the range they span.
