@@ -75,6 +75,40 @@ TEST(Manifest, JsonRoundTrip) {
 }
 
 // TaskSpec::fresh_dir reaches the node that empties it (a build job's folder).
+// Strings a task can carry: quotes, a backslash, control characters, DEL, UTF-8, bytes that are
+// not UTF-8 (replaced by U+FFFD, as nlohmann's dump does), and an environment variable given twice
+// (the later value, in the first one's place).
+Manifest tricky() {
+  Manifest manifest{"job \"3\"", "out\\put.h5", {}};
+  manifest.tasks.push_back({1, 0,
+                            CommandTask{{"sh", "-c", "printf 'a\tb\n' \x01\x7f", "caf\xc3\xa9", "bad \xff\xfe byte"},
+                                        1500ms,
+                                        {{"A", "1"}, {"B", "two words"}, {"A", "3"}},
+                                        "/tmp/dir with space",
+                                        "time_s",
+                                        ""}});
+  manifest.tasks.push_back({18446744073709551615ull, 7,
+                            KernelTask{"sleep", {{"us", "0"}, {"a\"b", "\\"}}, KernelMode::verify, 2, 3, 0ms, "", {}}});
+  return manifest;
+}
+
+// The manifest's text, line by line: the worker and a person reading job folders see the same
+// format whichever code writes it (it was nlohmann's dump of each task; now written directly,
+// bench/scale). The lines below are that dump's text for tricky(), kept from before the change.
+TEST(Manifest, TheTextIsTheSameAsNlohmannsDump) {
+  const std::string text = manifest_to_json(tricky());
+  const std::string expected =
+      "{\"flotilla_manifest\":1,\"job\":\"job \\\"3\\\"\",\"output\":\"out\\\\put.h5\", \"tasks\": [\n"
+      " {\"id\":1,\"attempt\":0,\"kind\":\"command\",\"argv\":[\"sh\",\"-c\",\"printf 'a\\tb\\n' \\u0001\x7f\","
+      "\"caf\xc3\xa9\",\"bad \xef\xbf\xbd\xef\xbf\xbd byte\"],\"timeout_ms\":1500,\"env\":{\"A\":\"3\",\"B\":\"two words\"},"
+      "\"workdir\":\"/tmp/dir with space\",\"objective\":\"time_s\"},\n"
+      " {\"id\":18446744073709551615,\"attempt\":7,\"kind\":\"kernel\",\"family\":\"sleep\",\"params\":{\"a\\\"b\":\"\\\\\","
+      "\"us\":\"0\"},\"mode\":\"verify\",\"shard\":2,\"shards\":3,\"timeout_ms\":0,\"objective\":\"\"}\n"
+      "]}\n";
+  EXPECT_EQ(text, expected);
+  EXPECT_EQ(manifest_to_json(sample()), manifest_to_json(manifest_from_json(manifest_to_json(sample()), "job.json")));
+}
+
 TEST(Manifest, AFreshDirRoundTrips) {
   Manifest manifest{"campaign-3-build", "campaign-3-build.h5", {}};
   manifest.tasks.push_back({4097, 1, CommandTask{{"make"}, 0ms, {}, "/work", "", "/work/builds/a1b2"}});
