@@ -215,9 +215,8 @@ std::uint32_t fletcher32(const unsigned char* data, std::size_t size) {
 bool fletcher32_matches(const unsigned char* bytes, std::size_t size) {
   if (size < 4) return false;
   const unsigned char* stored_at = bytes + size - 4;
-  const std::uint32_t stored = static_cast<std::uint32_t>(stored_at[0]) | static_cast<std::uint32_t>(stored_at[1]) << 8 |
-                               static_cast<std::uint32_t>(stored_at[2]) << 16 |
-                               static_cast<std::uint32_t>(stored_at[3]) << 24;
+  std::uint32_t stored = 0;
+  for (int byte = 3; byte >= 0; --byte) stored = stored << 8 | stored_at[byte];
   const std::uint32_t sum = fletcher32(bytes, size - 4);
   const std::uint32_t reversed = (sum & 0xff) << 24 | (sum & 0xff00) << 8 | (sum >> 8 & 0xff00) | sum >> 24;
   return stored == sum || stored == reversed;
@@ -231,10 +230,11 @@ struct Unpacked {
 };
 
 // A chunk's stored bytes with their filters undone in reverse order, as HDF5 undoes them,
-// written to `out` (room for `limit` bytes). `verify_checksum` false only strips Fletcher-32's checksum (check_chunks, when
-// HDF5 verifies it itself). Zlib's own Adler-32 is checked only when the chunk has no Fletcher-32
-// over its stored bytes: with one, every damaged byte is caught before inflating, and the
-// Adler-32 over every inflated byte was a fifth of `results summary` at 10^6 trials.
+// written to `out` (room for `limit` bytes; none: only the size is wanted). `verify_checksum`
+// false only strips Fletcher-32's checksum (check_chunks, when HDF5 verifies it itself). Zlib's
+// own Adler-32 is checked only when the chunk has no verified Fletcher-32 over its stored bytes:
+// with one, every damaged byte is caught before inflating, and the Adler-32 over every inflated
+// byte was a fifth of `results summary` at 10^6 trials.
 Unpacked unpack(const unsigned char* data, std::size_t size, const std::vector<H5Z_filter_t>& filters,
                 unsigned filter_mask, bool verify_checksum, unsigned char* out, std::size_t limit) {
   bool checksummed = false;
@@ -340,7 +340,8 @@ hsize_t stored_size(hid_t dataset, const TableChunks& table, hsize_t chunk) {
 }
 
 Error unpack_error(const TableChunks& table, hsize_t chunk, hsize_t stored, const Unpacked& unpacked) {
-  const auto where = "chunk " + std::to_string(chunk) + " of " + table.name + " is damaged: its " + std::to_string(stored);
+  const auto where =
+      "chunk " + std::to_string(chunk) + " of " + table.name + " is damaged: its " + std::to_string(stored);
   if (unpacked.checksum_mismatch) return Error(where + " stored bytes do not match their checksum (Fletcher-32)");
   return Error(where + " stored bytes do not unpack to the " + std::to_string(table.bytes) + " bytes of " +
                std::to_string(table.rows) + " rows");

@@ -100,9 +100,11 @@ TEST(Manifest, TheTextIsTheSameAsNlohmannsDump) {
   const std::string expected =
       "{\"flotilla_manifest\":1,\"job\":\"job \\\"3\\\"\",\"output\":\"out\\\\put.h5\", \"tasks\": [\n"
       " {\"id\":1,\"attempt\":0,\"kind\":\"command\",\"argv\":[\"sh\",\"-c\",\"printf 'a\\tb\\n' \\u0001\x7f\","
-      "\"caf\xc3\xa9\",\"bad \xef\xbf\xbd\xef\xbf\xbd byte\"],\"timeout_ms\":1500,\"env\":{\"A\":\"3\",\"B\":\"two words\"},"
+      "\"caf\xc3\xa9\",\"bad \xef\xbf\xbd\xef\xbf\xbd byte\"],\"timeout_ms\":1500,"
+      "\"env\":{\"A\":\"3\",\"B\":\"two words\"},"
       "\"workdir\":\"/tmp/dir with space\",\"objective\":\"time_s\"},\n"
-      " {\"id\":18446744073709551615,\"attempt\":7,\"kind\":\"kernel\",\"family\":\"sleep\",\"params\":{\"a\\\"b\":\"\\\\\","
+      " {\"id\":18446744073709551615,\"attempt\":7,\"kind\":\"kernel\",\"family\":\"sleep\","
+      "\"params\":{\"a\\\"b\":\"\\\\\","
       "\"us\":\"0\"},\"mode\":\"verify\",\"shard\":2,\"shards\":3,\"timeout_ms\":0,\"objective\":\"\"}\n"
       "]}\n";
   EXPECT_EQ(text, expected);
