@@ -290,20 +290,24 @@ H5Z_filter_t first_undone(const std::vector<H5Z_filter_t>& filters, unsigned fil
 // What reading a chunked table's chunks needs: rows per chunk, its filters (only those flotilla
 // writes: any other is an Error), the bytes of a whole chunk, and the table's name for errors.
 struct TableChunks {
+  hid_t dataset = -1;
   hsize_t rows = 0;
   std::vector<H5Z_filter_t> filters;
   std::size_t bytes = 0;
-  std::string name;
+  // Only for errors: reads see it once per call, job files a few rows at a time.
+  std::string name() const {
+    char text[256] = "";
+    return H5Iget_name(dataset, text, sizeof text) > 0 ? std::string(text) : std::string("the table");
+  }
 };
 
 std::optional<TableChunks> table_chunks(hid_t dataset) {
   Handle dcpl(FLOTILLA_H5(H5Dget_create_plist(dataset)));
   if (H5Pget_layout(dcpl.id()) != H5D_CHUNKED) return std::nullopt;
   TableChunks table;
+  table.dataset = dataset;
   if (H5Pget_chunk(dcpl.id(), 1, &table.rows) != 1 || table.rows == 0)
     throw Error("the chunk layout of a table is damaged (not one dimension)");
-  char text[256] = "";
-  table.name = H5Iget_name(dataset, text, sizeof text) > 0 ? std::string(text) : std::string("the table");
   const int filter_count = FLOTILLA_H5(H5Pget_nfilters(dcpl.id()));
   for (int i = 0; i < filter_count; ++i) {
     unsigned flags = 0;
@@ -314,7 +318,7 @@ std::optional<TableChunks> table_chunks(hid_t dataset) {
     // Only what flotilla writes can be undone here; any other filter is a foreign or damaged
     // file, and its chunks cannot be checked before HDF5 reads them.
     if (filter != H5Z_FILTER_DEFLATE && filter != H5Z_FILTER_FLETCHER32 && filter != H5Z_FILTER_SHUFFLE)
-      throw Error(table.name + " uses HDF5 filter " + std::to_string(filter) + " ('" + filter_name +
+      throw Error(table.name() + " uses HDF5 filter " + std::to_string(filter) + " ('" + filter_name +
                   "'), which flotilla never writes: not a flotilla table, or a damaged one");
     table.filters.push_back(filter);
   }
@@ -326,22 +330,22 @@ std::optional<TableChunks> table_chunks(hid_t dataset) {
 // The stored size of the chunk that starts at row `offset` (0: never written, HDF5 fills it);
 // an Error when it is far beyond what the filters could make of a chunk (damage, and not worth
 // allocating).
-hsize_t stored_size(hid_t dataset, const TableChunks& table, hsize_t chunk) {
+hsize_t stored_size(const TableChunks& table, hsize_t chunk) {
   const hsize_t offset = chunk * table.rows;
   // By coordinate through the chunk index's lookup: H5Dget_chunk_info_by_coord walks every
   // chunk up to this one in HDF5 1.10, which made reading a table quadratic in its chunks
   // (40 s of CPU for the 10^6 trials of bench/scale).
   hsize_t stored = 0;
-  FLOTILLA_H5(H5Dget_chunk_storage_size(dataset, &offset, &stored));
+  FLOTILLA_H5(H5Dget_chunk_storage_size(table.dataset, &offset, &stored));
   if (stored > table.bytes + 64 + table.bytes / 2 && stored > (1u << 20))
-    throw Error("chunk " + std::to_string(chunk) + " of " + table.name + " is damaged: " + std::to_string(stored) +
+    throw Error("chunk " + std::to_string(chunk) + " of " + table.name() + " is damaged: " + std::to_string(stored) +
                 " bytes stored for " + std::to_string(table.bytes));
   return stored;
 }
 
 Error unpack_error(const TableChunks& table, hsize_t chunk, hsize_t stored, const Unpacked& unpacked) {
   const auto where =
-      "chunk " + std::to_string(chunk) + " of " + table.name + " is damaged: its " + std::to_string(stored);
+      "chunk " + std::to_string(chunk) + " of " + table.name() + " is damaged: its " + std::to_string(stored);
   if (unpacked.checksum_mismatch) return Error(where + " stored bytes do not match their checksum (Fletcher-32)");
   return Error(where + " stored bytes do not unpack to the " + std::to_string(table.bytes) + " bytes of " +
                std::to_string(table.rows) + " rows");
@@ -360,42 +364,42 @@ bool opened_read_only(hid_t dataset) {
 // filters undone by `unpack` and the rows converted by H5Tconvert, as H5Dread would: the same
 // rows and the same checks (Fletcher-32, the unpacked size), without zlib's Adler-32 over every
 // unpacked byte, which HDF5's deflate filter always computes and cannot be replaced (HDF5 1.10.8
-// refuses to re-register a predefined filter). false, before anything is read, for what HDF5
-// reads better: a file open for writing, a table with the shuffle filter, a chunk never written
-// (HDF5's fill value).
-bool read_rows_unpacked(hid_t dataset, hid_t mem_type, void* out, hsize_t count, hsize_t start) {
-  if (count == 0 || !opened_read_only(dataset)) return false;
-  const auto table = table_chunks(dataset);
+// refuses to re-register a predefined filter). false for what HDF5 reads better, and read_rows
+// then reads the whole range through HDF5: a file open for writing, fewer rows than a chunk, a
+// table with the shuffle filter, a chunk never written (HDF5's fill value), a chunk a writer
+// keeps storing anew while it is read.
+bool read_rows_unpacked(const TableChunks& table, hid_t mem_type, void* out, hsize_t count, hsize_t start) {
   // Fewer rows than a chunk (a job file read as its rows arrive) are left to HDF5, whose chunk
   // cache keeps the inflated chunk for the next few rows; unpacked here, each such read inflated
   // the whole chunk again, and flotilla's CPU per task on the mpi backend grew (bench/scale).
-  if (!table || table->filters.empty() || count < table->rows) return false;
-  for (const auto filter : table->filters)
+  if (count < table.rows || table.filters.empty()) return false;
+  for (const auto filter : table.filters)
     if (filter == H5Z_FILTER_SHUFFLE) return false;
-  const hsize_t first = start / table->rows, last = (start + count - 1) / table->rows;
+  if (!opened_read_only(table.dataset)) return false;
+  const hsize_t first = start / table.rows, last = (start + count - 1) / table.rows;
   std::vector<hsize_t> stored(static_cast<std::size_t>(last - first + 1));
   for (hsize_t chunk = first; chunk <= last; ++chunk) {
-    stored[chunk - first] = stored_size(dataset, *table, chunk);
+    stored[chunk - first] = stored_size(table, chunk);
     if (stored[chunk - first] == 0) return false;
   }
-  Handle file_type(FLOTILLA_H5(H5Dget_type(dataset)));
+  Handle file_type(FLOTILLA_H5(H5Dget_type(table.dataset)));
   const std::size_t file_row = H5Tget_size(file_type.id()), mem_row = H5Tget_size(mem_type);
   // One chunk at a time, converted in place (H5Tconvert needs room for the larger of the rows):
   // two small buffers for any table length, where one for all the rows asked for went through
   // malloc's mmap at each call (a page fault per 4 KB of 1.6 GB at 10^6 trials).
   // Neither is zeroed: every byte used is written first.
-  const auto rows = std::make_unique_for_overwrite<unsigned char[]>(static_cast<std::size_t>(table->rows) *
+  const auto rows = std::make_unique_for_overwrite<unsigned char[]>(static_cast<std::size_t>(table.rows) *
                                                                      std::max(file_row, mem_row));
   std::vector<unsigned char> background;
   // Deflate's worst case (stored blocks) and the checksum: no chunk a writer stores is larger
   // (a damaged one may claim more: stored_size bounds what it is given).
-  std::size_t capacity = compressBound(static_cast<uLong>(table->bytes)) + 64;
+  std::size_t capacity = compressBound(static_cast<uLong>(table.bytes)) + 64;
   for (const auto size : stored) capacity = std::max<std::size_t>(capacity, size);
   const auto chunk_bytes = std::make_unique_for_overwrite<unsigned char[]>(capacity);
   auto* const into = static_cast<unsigned char*>(out);
   for (hsize_t chunk = first; chunk <= last; ++chunk) {
-    const hsize_t chunk_start = chunk * table->rows;
-    const hsize_t from = std::max(start, chunk_start), to = std::min(start + count, chunk_start + table->rows);
+    const hsize_t chunk_start = chunk * table.rows;
+    const hsize_t from = std::max(start, chunk_start), to = std::min(start + count, chunk_start + table.rows);
     const auto n = static_cast<std::size_t>(to - from);
     hsize_t size = stored[chunk - first];
     std::uint32_t filter_mask = 0;
@@ -404,15 +408,15 @@ bool read_rows_unpacked(hid_t dataset, hid_t mem_type, void* out, hsize_t count,
       // writer may have stored it anew, at another size, since `size` was read. The buffer holds
       // the largest chunk deflate and Fletcher-32 can make of a chunk, so that cannot overrun it,
       // and a size that changed meanwhile is read again (a few times; then HDF5 reads it all).
-      FLOTILLA_H5(H5Dread_chunk(dataset, H5P_DEFAULT, &chunk_start, &filter_mask, chunk_bytes.get()));
-      const hsize_t now = stored_size(dataset, *table, chunk);
+      FLOTILLA_H5(H5Dread_chunk(table.dataset, H5P_DEFAULT, &chunk_start, &filter_mask, chunk_bytes.get()));
+      const hsize_t now = stored_size(table, chunk);
       if (now == size) break;
       if (now == 0 || now > capacity || lookup == 4) return false;
       size = now;
     }
-    const auto unpacked = unpack(chunk_bytes.get(), static_cast<std::size_t>(size), table->filters, filter_mask, true,
-                                 rows.get(), table->bytes);
-    if (unpacked.size != table->bytes) throw unpack_error(*table, chunk, size, unpacked);
+    const auto unpacked = unpack(chunk_bytes.get(), static_cast<std::size_t>(size), table.filters, filter_mask, true,
+                                 rows.get(), table.bytes);
+    if (unpacked.size != table.bytes) throw unpack_error(table, chunk, size, unpacked);
     if (from != chunk_start) std::memmove(rows.get(), rows.get() + (from - chunk_start) * file_row, n * file_row);
     // The background is the caller's rows, as for H5Dread: fields of `mem_type` the file lacks
     // (a file older than a field) keep what the caller had there.
@@ -424,30 +428,37 @@ bool read_rows_unpacked(hid_t dataset, hid_t mem_type, void* out, hsize_t count,
   return true;
 }
 
-}  // namespace
-
-void check_chunks(hid_t dataset, hsize_t start, hsize_t count) {
-  const auto table = table_chunks(dataset);
-  if (!table || table->filters.empty()) return;
-  for (hsize_t chunk = start / table->rows; chunk * table->rows < start + count; ++chunk) {
-    const hsize_t stored = stored_size(dataset, *table, chunk);
+// check_chunks for a table already described.
+void check_table_chunks(const TableChunks& table, hsize_t start, hsize_t count) {
+  if (table.filters.empty()) return;
+  for (hsize_t chunk = start / table.rows; chunk * table.rows < start + count; ++chunk) {
+    const hsize_t stored = stored_size(table, chunk);
     if (stored == 0) continue;  // never written: HDF5 fills it
-    const hsize_t offset = chunk * table->rows;
+    const hsize_t offset = chunk * table.rows;
     std::vector<unsigned char> bytes(static_cast<std::size_t>(stored));
     std::uint32_t filter_mask = 0;  // the filters skipped when it was written
-    FLOTILLA_H5(H5Dread_chunk(dataset, H5P_DEFAULT, &offset, &filter_mask, bytes.data()));
+    FLOTILLA_H5(H5Dread_chunk(table.dataset, H5P_DEFAULT, &offset, &filter_mask, bytes.data()));
     // When the first filter HDF5 undoes is fletcher32, it checks the stored bytes against their
     // checksum before inflating anything: damage is an error there already (every chunk
     // flotilla writes; the finding's chunk had lost it).
-    if (first_undone(table->filters, filter_mask) == H5Z_FILTER_FLETCHER32) continue;
-    const auto unpacked = unpack(bytes.data(), bytes.size(), table->filters, filter_mask, false, nullptr, table->bytes);
-    if (unpacked.size != table->bytes) throw unpack_error(*table, chunk, stored, unpacked);
+    if (first_undone(table.filters, filter_mask) == H5Z_FILTER_FLETCHER32) continue;
+    const auto unpacked = unpack(bytes.data(), bytes.size(), table.filters, filter_mask, false, nullptr, table.bytes);
+    if (unpacked.size != table.bytes) throw unpack_error(table, chunk, stored, unpacked);
   }
 }
 
+}  // namespace
+
+void check_chunks(hid_t dataset, hsize_t start, hsize_t count) {
+  if (const auto table = table_chunks(dataset)) check_table_chunks(*table, start, count);
+}
+
 void read_rows(hid_t dataset, hid_t mem_type, void* out, hsize_t count, hsize_t start) {
-  if (read_rows_unpacked(dataset, mem_type, out, count, start)) return;
-  check_chunks(dataset, start, count);
+  const auto table = table_chunks(dataset);
+  if (table) {
+    if (read_rows_unpacked(*table, mem_type, out, count, start)) return;
+    check_table_chunks(*table, start, count);
+  }
   Handle file_space(FLOTILLA_H5(H5Dget_space(dataset)));
   FLOTILLA_H5(H5Sselect_hyperslab(file_space.id(), H5S_SELECT_SET, &start, nullptr, &count,
                                   nullptr));
