@@ -3,7 +3,9 @@
 // tests/results/test_records.h):
 //   job.h5    a worker job file: 2 ranks, 3 records (metrics, a failure with reason and output)
 //   tests.h5  a schema-2 campaign file with every table: candidates, trials with metrics,
-//             events, estimates, a confirmation, and a test suite with two candidates' outcomes
+//             events, estimates, a confirmation, and a test suite with two candidates' outcomes;
+//             its trials and metrics fill more than one chunk of 64 rows, so a reader unpacks
+//             their chunks itself (results/src/Hdf5.cpp, read_rows) and the fuzzer reaches it
 // Usage: make_seeds OUTPUT_DIR. FLOTILLA_FUZZ builds run it at build time into
 // BUILD/tests/fuzz/h5_seeds (target fuzz_h5_seeds; *.h5 files are not committed), so the seeds
 // always have the schema of the build's own writers.
@@ -76,6 +78,13 @@ void write_campaign(const std::filesystem::path& path) {
     store.add_trial(evaluate);
     store.add_estimate({id, 1, explore.objective, explore.objective, explore.objective, 0.5, 3.0});
   }
+  for (std::int32_t repeat = 1; repeat <= 36; ++repeat)  // 72 more explore trials: a second chunk
+    for (std::int64_t id = 0; id < 2; ++id) {
+      TrialRecord more{.candidate = id, .kind = TrialKind::explore, .index = repeat, .start = 2.0, .end = 2.5};
+      more.objective = 1.0 + static_cast<double>(id) + 0.01 * repeat;
+      more.metrics = {{"gflops", more.objective}};
+      store.add_trial(more);
+    }
   store.add_trial({.candidate = 1, .kind = TrialKind::confirm, .start = 4.0, .end = 5.0, .objective = 2.0});
   store.add_confirmation({1, 0, "faster", 12, 3, 2.0, 1.9, 2.1, 0.95, 0.02, 6.0, ""});
   store.add_event({1.0, "campaign_started", "{\"budget\": 1}"});
