@@ -229,8 +229,9 @@ ProgressState CampaignRunner::progress(int round, const char* phase) const {
 }
 
 std::function<void(bool)> CampaignRunner::show(int round, const char* phase) {
-  // progress() summarises every recorded trial: built only when the line is drawn (issue 35: built
-  // at every task that came back, it made a campaign's CPU quadratic in its tasks, even off a terminal).
+  // progress() brings the ledger's summary up to date: built only when the line is drawn (issue 35:
+  // built at every task that came back, when it summarised every recorded trial, it made a
+  // campaign's CPU quadratic in its tasks, even off a terminal).
   return [this, round, phase](bool final) {
     if (m_progress.due(final)) m_progress.update(progress(round, phase), final);
   };
