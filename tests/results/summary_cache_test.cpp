@@ -47,16 +47,26 @@ CampaignInfo campaign(bool minimize) {
   return info;
 }
 
+// Campaigns whose summary has more parts: confirmation (pairs against the baseline and head to
+// head), several objectives (the front), and a baseline recorded after other candidates.
+struct Shape {
+  bool confirm = false;
+  bool objectives = false;
+  std::int64_t baseline = 0;  // the id of the candidate that is the baseline
+};
+
 // One random step: a candidate (the first the baseline, some from proposals), a proposal, or a
 // trial of any kind, status and attempt, at times that overlap other trials' (so each new run
 // can change others' concurrency), now and then of a candidate not recorded yet.
-void grow(Tables& t, std::mt19937_64& rng, double& clock) {
+void grow(Tables& t, const Shape& shape, std::mt19937_64& rng, double& clock) {
   const auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<std::uint64_t>(n)); };
   const int what = pick(20);
   if (t.candidates.empty() || what < 3) {
     const auto id = static_cast<std::int64_t>(t.candidates.size());
-    std::string origin = id == 0 ? "baseline" : "random";
-    if (!t.proposals.empty() && pick(3) == 0) origin = fmt::format("proposal {}", pick(static_cast<int>(t.proposals.size())));
+    std::string origin = id == shape.baseline ? "baseline" : "random";
+    // Some name a proposal recorded later (one past the last).
+    if (id != shape.baseline && pick(3) == 0)
+      origin = fmt::format("proposal {}", pick(static_cast<int>(t.proposals.size()) + 1));
     t.candidates.push_back({id, static_cast<std::int32_t>(id / 4), fmt::format("x={}", id), origin});
     return;
   }
@@ -68,9 +78,22 @@ void grow(Tables& t, std::mt19937_64& rng, double& clock) {
   }
   TrialRecord r;
   r.candidate = pick(12) == 0 ? static_cast<std::int64_t>(t.candidates.size()) : pick(static_cast<int>(t.candidates.size()));
-  const int kind = pick(10);
-  r.kind = kind < 6 ? TrialKind::explore : kind < 8 ? TrialKind::evaluate : kind < 9 ? TrialKind::warmup : TrialKind::build;
+  const int kind = pick(shape.confirm ? 12 : 10);
+  r.kind = kind < 6    ? TrialKind::explore
+           : kind < 8  ? TrialKind::evaluate
+           : kind < 9  ? TrialKind::warmup
+           : kind < 10 ? TrialKind::build
+                       : TrialKind::confirm;
   r.index = pick(r.kind == TrialKind::evaluate ? 3 : 5);
+  if (r.kind == TrialKind::confirm) {  // a pair against the baseline, or head to head
+    const bool duel = pick(3) == 0;
+    const auto reference = duel ? pick(static_cast<int>(t.candidates.size())) : shape.baseline;
+    if (duel) r.index = kHeadToHeadIndex + static_cast<std::int32_t>(reference + 1) * kHeadToHeadStride + pick(6);
+    else r.index = pick(6);
+    r.metrics = {{"candidate", 1.0 + pick(20) / 10.0}, {"reference", 1.0 + pick(20) / 10.0},
+                 {"reference_candidate", static_cast<double>(reference)}};
+  }
+  if (shape.objectives) r.metrics.push_back({"u", static_cast<double>(pick(50))});
   r.attempt = pick(3);
   r.status = pick(6) == 0 ? TrialStatus::failed : TrialStatus::ok;
   r.objective = r.status == TrialStatus::ok ? 1.0 + pick(100) / 10.0 : std::nan("");
@@ -81,14 +104,16 @@ void grow(Tables& t, std::mt19937_64& rng, double& clock) {
   t.trials.push_back(std::move(r));
 }
 
-void expect_equal_as_it_grows(bool minimize, std::uint64_t seed, int steps) {
+void expect_equal_as_it_grows(bool minimize, std::uint64_t seed, int steps, const Shape& shape = {}) {
   Tables t{.info = campaign(minimize)};
+  if (shape.confirm) t.info.confirm_max_pairs = 10;
+  if (shape.objectives) t.info.objectives = "t:min, u:max";
   std::mt19937_64 rng(seed);
   double clock = 1000;
   SummaryCache cache;
   for (int step = 0; step < steps; ++step) {
     const int grown = 1 + static_cast<int>(rng() % 3);  // several records between two updates, as a round adds
-    for (int g = 0; g < grown; ++g) grow(t, rng, clock);
+    for (int g = 0; g < grown; ++g) grow(t, shape, rng, clock);
     const auto& cached = cache.update(t.info, t.candidates, t.trials, t.proposals);
     const auto fresh = summarize(t.info, t.candidates, t.trials, t.proposals);
     ASSERT_EQ(everything(cached), everything(fresh)) << "seed " << seed << ", step " << step;
@@ -97,6 +122,15 @@ void expect_equal_as_it_grows(bool minimize, std::uint64_t seed, int steps) {
 
 TEST(SummaryCache, EqualsAWholeSummaryAtEveryStepOfAGrowingCampaign) {
   for (std::uint64_t seed = 1; seed <= 12; ++seed) expect_equal_as_it_grows(seed % 2 == 0, seed, 150);
+}
+
+// The same with confirmation pairs and head-to-head duels, several objectives, a baseline
+// recorded after other candidates, and candidates naming proposals recorded after them.
+TEST(SummaryCache, EqualsAWholeSummaryWithConfirmationsObjectivesAndALateBaseline) {
+  for (std::uint64_t seed = 21; seed <= 32; ++seed)
+    expect_equal_as_it_grows(seed % 2 == 0, seed, 150,
+                             {.confirm = seed % 3 != 0, .objectives = seed % 3 != 1,
+                              .baseline = static_cast<std::int64_t>(seed % 4)});
 }
 
 TEST(SummaryCache, ReadsTheNewTrialsAndTheirCandidatesNotEveryTrial) {
