@@ -1,6 +1,7 @@
 // Exact messages for files that are not campaign files: messages are API.
 // The foreign files are made with the HDF5 C API directly, as another tool would make them.
 #include "test_records.h"
+#include "WriterLock.h"  // results/src: a writer lock the test holds
 
 #include <flotilla/results/Analysis.h>
 
@@ -162,4 +163,26 @@ TEST(StoreErrors, AReaderNeverWritesToAFileItCannotOpen) {
   const std::string after((std::istreambuf_iterator<char>(after_in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(after, bytes.substr(0, bytes.size() / 2)) << "the damaged file is left as it was";
   EXPECT_EQ(std::filesystem::last_write_time(truncated), before);
+}
+
+// What that rule changed, where the test above cannot tell: a damaged file whose writer lock
+// another process holds was taken for a live writer's file and waited for, up to 10 s, before
+// its error. It is refused at once now: only HDF5's "already open for write" or its own lock
+// makes a reader wait.
+TEST(StoreErrors, ADamagedFileIsRefusedAtOnceWhileItsWriterLockIsHeld) {
+  ScratchDir dir;
+  const auto whole = dir / "whole.h5";
+  {
+    auto store = Store::create(whole, sample_campaign());
+    append_samples(store, 0, 20);
+  }
+  std::ifstream in(whole, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto truncated = dir / "truncated.h5";
+  std::ofstream(truncated, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  const auto lock = flotilla::results::WriterLock::acquire(truncated);
+  ASSERT_TRUE(flotilla::results::WriterLock::is_held(truncated));
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_NE(error_of([&] { Store::open_read(truncated); }), "no error");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5)) << "waited for a writer that is not there";
 }
