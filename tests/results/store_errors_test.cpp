@@ -143,18 +143,27 @@ TEST(StoreErrors, BadObjectivesOrPickAttributesAreNamed) {
                     "/campaign attribute 'objectives' or 'pick': gives 1 weights for 2 objectives (e.g. weighted 1,1)");
 }
 
-// A reader repairs only what a writer killed before its switch to SWMR leaves (swmr_test); a
-// file it cannot open for any other reason is never written to, even when it may write there.
-// (A guard: HDF5 also refused the write-open the reader used to try on such a file.)
-TEST(StoreErrors, AReaderNeverWritesToAFileItCannotOpen) {
-  ScratchDir dir;
+namespace {
+
+// The bytes of a whole campaign file of 20 trials (written as DIR/whole.h5), to damage.
+std::string whole_campaign_bytes(const ScratchDir& dir) {
   const auto whole = dir / "whole.h5";
   {
     auto store = Store::create(whole, sample_campaign());
     append_samples(store, 0, 20);
   }
   std::ifstream in(whole, std::ios::binary);
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+}  // namespace
+
+// A reader repairs only what a writer killed before its switch to SWMR leaves (swmr_test); a
+// file it cannot open for any other reason is never written to, even when it may write there.
+// (A guard: HDF5 also refused the write-open the reader used to try on such a file.)
+TEST(StoreErrors, AReaderNeverWritesToAFileItCannotOpen) {
+  ScratchDir dir;
+  const auto bytes = whole_campaign_bytes(dir);
   const auto truncated = dir / "truncated.h5";
   std::ofstream(truncated, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
   const auto before = std::filesystem::last_write_time(truncated);
@@ -171,13 +180,7 @@ TEST(StoreErrors, AReaderNeverWritesToAFileItCannotOpen) {
 // makes a reader wait.
 TEST(StoreErrors, ADamagedFileIsRefusedAtOnceWhileItsWriterLockIsHeld) {
   ScratchDir dir;
-  const auto whole = dir / "whole.h5";
-  {
-    auto store = Store::create(whole, sample_campaign());
-    append_samples(store, 0, 20);
-  }
-  std::ifstream in(whole, std::ios::binary);
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto bytes = whole_campaign_bytes(dir);
   const auto truncated = dir / "truncated.h5";
   std::ofstream(truncated, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
   const auto lock = flotilla::results::WriterLock::acquire(truncated);
